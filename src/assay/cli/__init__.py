@@ -1,0 +1,1 @@
+"""Typer commands: thin; they parse, call the library and print."""

@@ -1,0 +1,83 @@
+"""`assay score`: load, evaluate, store, print the summary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from assay.core.errors import ConfigError
+from assay.core.types import Answer, Item
+from assay.datasets.loader import load_dataset, parse_field_map
+from assay.evaluators import registry
+from assay.report.summary import Summary, Tally
+from assay.runner.answers import answer_from_item, load_responses
+from assay.runner.score import score_dataset
+from assay.store.db import open_engine, redact, resolve_url
+
+
+def run_score(*, dataset: Path, responses: Path | None, evaluators: list[str],
+              out: Path | None, fields: list[str], id_field: str | None, response_field: str,
+              fail_under: float | None, db: str | None, quiet: bool) -> int:
+    console = Console(stderr=False)
+    evs = [registry.get(name) for name in evaluators]
+    ds = load_dataset(dataset, field_map=parse_field_map(fields), id_field=id_field)
+    if responses is not None:
+        table = load_responses(responses)
+        source = f"file:{responses}"
+
+        def answers(item: Item) -> Answer | None:
+            return table.get(item.id)
+    else:
+        if ds.items and all(answer_from_item(it, response_field) is None for it in ds.items):
+            raise ConfigError(
+                f"{dataset}: no item has a '{response_field}' field; give answers with "
+                f"--responses FILE or map a column with --field {response_field}=COLUMN")
+        source = f"field:{response_field}"
+
+        def answers(item: Item) -> Answer | None:
+            return answer_from_item(item, response_field)
+
+    engine = open_engine(db)
+    total = len(ds.items)
+    with Progress(TextColumn("scoring"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("{task.fields[rate]}"), TimeRemainingColumn(),
+                  console=Console(stderr=True), disable=quiet or total < 5000,
+                  transient=True) as bar:
+        task = bar.add_task("score", total=total, rate="")
+        run = score_dataset(engine, ds, evs, answers, out=out, answer_source=source,
+                            progress=lambda n: bar.advance(task, n))
+    _print_summary(console, run.run_id, ds.name, total, run.summary)
+    console.print(f"run [bold]{run.run_id}[/] stored in {redact(resolve_url(db))}"
+                  + (f"; scores written to {out}" if out else ""))
+    if fail_under is not None:
+        low = [(name, t.mean) for name, t in run.summary.overall.items()
+               if t.mean is None or t.mean < fail_under]
+        if low:
+            console.print(f"[red]below --fail-under {fail_under}:[/] " + ", ".join(
+                f"{n} mean {'n/a' if m is None else f'{m:.3f}'}" for n, m in low))
+            return 1
+    return 0
+
+
+def _fmt(mean: float | None) -> str:
+    return "–" if mean is None else f"{mean:.3f}"
+
+
+def _row(table: Table, name: str, t: Tally) -> None:
+    table.add_row(name, str(t.items), str(t.scored), _fmt(t.mean), str(t.null),
+                  str(t.unscored), str(t.error))
+
+
+def _print_summary(console: Console, run_id: str, name: str, total: int,
+                   summary: Summary) -> None:
+    for evaluator, tally in summary.overall.items():
+        table = Table(title=f"{evaluator} on {name} ({total} items) — run {run_id}")
+        for col in ("", "items", "scored", "mean", "null", "unscored", "error"):
+            table.add_column(col, justify="left" if not col else "right")
+        _row(table, "all", tally)
+        for label, t in sorted(summary.by_label.get(evaluator, {}).items()):
+            _row(table, label, t)
+        console.print(table)

@@ -1,0 +1,1 @@
+"""Domain types and pure functions; nothing here does I/O."""

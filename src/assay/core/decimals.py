@@ -1,0 +1,41 @@
+"""Decimal helpers for the rubric: money and prices are compared as people round them."""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+
+ONE = Decimal(1)
+
+
+def quantum_of(value: Decimal) -> Decimal:
+    """The place of the last written digit: 112.905 → 0.001, 3383.2000 → 0.0001, 42 → 1."""
+    exponent = value.as_tuple().exponent
+    if not isinstance(exponent, int):  # NaN / Infinity never reach here, but stay total
+        return ONE
+    return Decimal(1).scaleb(exponent) if exponent < 0 else ONE
+
+
+def round_half_up(value: Decimal, quantum: Decimal) -> Decimal:
+    """Round to a multiple of `quantum` (a power of ten, possibly scaled by 万/亿) half-up."""
+    if quantum <= 0:
+        return value
+    steps = (value / quantum).quantize(ONE, rounding=ROUND_HALF_UP)
+    return steps * quantum
+
+
+def to_decimal(text: str) -> Decimal | None:
+    """Parse '1,234.50', '-0.59%', '+3.2' into a Decimal, or None when it is not a number."""
+    cleaned = text.strip().replace(",", "").rstrip("%").strip()
+    if not cleaned or cleaned in {"-", "--", "+"}:
+        return None
+    try:
+        value = Decimal(cleaned)
+    except InvalidOperation:
+        return None
+    return value if value.is_finite() else None
+
+
+def plain(value: Decimal) -> str:
+    """A Decimal as people write it (no exponent), for reasons and evidence."""
+    text = format(value, "f")
+    return text

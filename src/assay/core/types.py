@@ -1,0 +1,76 @@
+"""Plain, immutable domain types shared by every layer.
+
+Frozen dataclasses with slots rather than pydantic models: one item passes through several of
+these per scoring step, and on a 2-core machine the harness's own CPU per item is what limits
+throughput (see DESIGN.md), so construction must stay cheap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class ScoreStatus(StrEnum):
+    """Why a score has (or lacks) a value; a failure is a status, never an invented 0."""
+
+    SCORED = "scored"
+    NULL = "null"  # no ground truth to judge against
+    UNSCORED = "unscored"  # the judge's output could not be used
+    ERROR = "error"  # the evaluator itself failed (bad config, bad data)
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One dataset row: a stable id and every field the source row had."""
+
+    id: str
+    fields: dict[str, Any]
+    dataset_version: str = ""
+    line: int | None = None  # line or row in the source file, for error messages
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.fields.get(name, default)
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What a target produced for an item."""
+
+    text: str | None
+    extras: dict[str, Any] = field(default_factory=dict)
+    usage: dict[str, int] = field(default_factory=dict)
+    latency_s: float | None = None
+    raw: Any = None
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """One evaluator's verdict on one answer, with everything needed to explain it."""
+
+    value: float | None
+    status: ScoreStatus
+    reason: str
+    evaluator: str
+    evaluator_version: str
+    full_score: tuple[float, float] = (0.0, 1.0)
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+    def as_record(self, item_id: str) -> dict[str, Any]:
+        """The JSON-lines shape `assay score --out` writes."""
+        return {
+            "item_id": item_id,
+            "evaluator": self.evaluator,
+            "score": _int_if_whole(self.value),
+            "status": str(self.status),
+            "reason": self.reason,
+            "evidence": self.evidence,
+        }
+
+
+def _int_if_whole(value: float | None) -> float | int | None:
+    if value is None:
+        return None
+    return int(value) if float(value).is_integer() else value

@@ -1,0 +1,110 @@
+"""File formats → rows (dict, 1-based line or row number). One reader per format.
+
+Readers raise DataError naming the file and line; heavy libraries (pyarrow, openpyxl) are
+imported only when their format is read.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from assay.core.errors import DataError
+
+Row = tuple[dict[str, Any], int]
+
+
+def _json_error(path: Path, text: str, exc: json.JSONDecodeError, base_line: int = 0) -> DataError:
+    return DataError(f"invalid JSON: {exc.msg} (column {exc.colno})", path=str(path),
+                     line=base_line + exc.lineno)
+
+
+def read_json(path: Path) -> Iterator[Row]:
+    text = path.read_text(encoding="utf-8-sig")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _json_error(path, text, exc) from None
+    if isinstance(data, dict):
+        # {"data": [...]} / {"items": [...]} wrappers, or one item on its own.
+        for key in ("data", "items", "examples", "rows"):
+            if isinstance(data.get(key), list):
+                data = data[key]
+                break
+        else:
+            data = [data]
+    if not isinstance(data, list):
+        raise DataError("expected a list of items", path=str(path), line=1)
+    for index, row in enumerate(data, start=1):
+        if not isinstance(row, dict):
+            raise DataError(f"item {index} is a {type(row).__name__}, not an object",
+                            path=str(path), line=index)
+        yield row, index
+
+
+def read_jsonl(path: Path) -> Iterator[Row]:
+    with path.open(encoding="utf-8-sig") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataError(f"invalid JSON: {exc.msg} (column {exc.colno})",
+                                path=str(path), line=lineno) from None
+            if not isinstance(row, dict):
+                raise DataError(f"line is a {type(row).__name__}, not an object",
+                                path=str(path), line=lineno)
+            yield row, lineno
+
+
+def read_csv(path: Path) -> Iterator[Row]:
+    with path.open(encoding="utf-8-sig", newline="") as fh:
+        reader = csv.DictReader(fh)
+        if reader.fieldnames is None:
+            return
+        for row in reader:
+            if None in row:
+                raise DataError("more values than header columns", path=str(path),
+                                line=reader.line_num)
+            yield dict(row), reader.line_num
+
+
+def read_xlsx(path: Path) -> Iterator[Row]:
+    from openpyxl import load_workbook
+
+    try:
+        wb = load_workbook(path, read_only=True, data_only=True)
+    except Exception as exc:  # openpyxl raises several unrelated types for a bad file
+        raise DataError(f"cannot read workbook: {exc}", path=str(path)) from None
+    sheet = wb.worksheets[0]
+    rows = sheet.iter_rows(values_only=True)
+    header = next(rows, None)
+    if header is None:
+        return
+    names = [str(h) if h is not None else f"column_{i + 1}" for i, h in enumerate(header)]
+    for rownum, values in enumerate(rows, start=2):
+        if all(v is None for v in values):
+            continue
+        yield {n: v for n, v in zip(names, values, strict=False)}, rownum
+    wb.close()
+
+
+def read_parquet(path: Path) -> Iterator[Row]:
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except Exception as exc:  # pyarrow's errors are not one hierarchy
+        raise DataError(f"cannot read parquet: {exc}", path=str(path)) from None
+    for index, row in enumerate(table.to_pylist(), start=1):
+        yield row, index
+
+
+READERS = {
+    ".json": read_json, ".jsonl": read_jsonl, ".ndjson": read_jsonl, ".csv": read_csv,
+    ".xlsx": read_xlsx, ".parquet": read_parquet, ".pq": read_parquet,
+}

@@ -1,0 +1,1 @@
+"""Evaluators: code that turns an item and an answer into a Score."""

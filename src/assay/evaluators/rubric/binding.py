@@ -1,0 +1,175 @@
+"""Tying each value in an answer to the field it speaks of.
+
+A value belongs to the nearest field word before it in the same clause ("开盘价为112.91美元，
+最高价114.67美元"); failing that, the nearest one after it in the clause ("112.91 (open)").
+"分别 / respectively" sentences pair their field words and values in order. A direction word
+("下跌", "fell") names a change and gives it its sign; "跌至 / fell to" name a level.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+
+from . import fields as F
+from .numbers import Mention, normalise, read_numbers
+
+_CLAUSE_END = re.compile(r"[，,、；;。！？!?\n]|\.(?=\s|$)|\s[-–—]\s")
+_SENTENCE_END = re.compile(r"[。！？!?\n]|\.(?=\s|$)")
+_SCOPE_END = re.compile(r"[；;。！？!?\n]|\.(?=\s|$)")
+_RESPECTIVELY = re.compile(r"分别|respectively", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Bound:
+    """A value with the field it was tied to and the words that tied it."""
+
+    field: str
+    mention: Mention
+    value: Decimal  # signed: direction words applied
+    via: str  # the field word, or "fallback" / "respectively"
+
+
+@dataclass(frozen=True, slots=True)
+class _Word:
+    start: int
+    end: int
+    text: str
+    field: str
+
+
+def _boundaries(text: str, pattern: re.Pattern[str], mentions: list[Mention]) -> list[int]:
+    inside = [(m.start, m.end) for m in mentions]
+    out = []
+    for b in pattern.finditer(text):
+        pos = b.start()
+        if any(s <= pos < e for s, e in inside):  # a comma or dot inside "1,234.5"
+            continue
+        out.append(pos)
+    return out
+
+
+def _segment(pos: int, bounds: list[int], length: int) -> tuple[int, int]:
+    start, end = 0, length
+    for b in bounds:
+        if b < pos:
+            start = b + 1
+        else:
+            end = b
+            break
+    return start, end
+
+
+def _direction(words: list[_Word], lo: int, hi: int) -> int:
+    """-1 / +1 from the nearest direction word in [lo, hi), 0 when there is none."""
+    for w in reversed(words):
+        if w.start >= hi or w.start < lo:
+            continue
+        t = w.text.lower()
+        if t in F.FALL_SET:
+            return -1
+        if t in F.RISE_SET:
+            return 1
+    return 0
+
+
+def _resolve(word: _Word, mention: Mention) -> str:
+    """The field a field word gives a value, adjusted for the value's unit."""
+    field = word.field
+    if field == F.CHANGE and (mention.percent or word.text.lower() in F.PCT_WORDS):
+        return F.CHANGE_PCT
+    if field == F.CHANGE_PCT and mention.unit == "bp":
+        return F.CHANGE
+    return field
+
+
+def bind(answer: str, required: tuple[str, ...] = ()) -> list[Bound]:
+    """Every value of `answer` tied to a field; values with no field word are tied only when
+    one field is required and the value is of its kind (a bare "$157.91" answers "the price")."""
+    text = normalise(answer)
+    mentions = read_numbers(text)
+    if not mentions:
+        return []
+    lowered = text.lower()
+    words = [_Word(m.start(), m.end(), m.group(0), F.ANSWER_OWNER[m.group(0).lower()])
+             for m in F.ANSWER_RE.finditer(lowered)]
+    quals = [(q.start(), F.QUALIFIERS[q.group(0).lower()]) for q in F.QUALIFIER_RE.finditer(lowered)]
+    # Words that overlap a number (e.g. "m" of "3M") are not field words.
+    words = [w for w in words if not any(m.start <= w.start < m.end for m in mentions)]
+    clause_bounds = _boundaries(text, _CLAUSE_END, mentions)
+    out: list[Bound] = []
+    paired = _respectively(text, mentions, words, mentions_bounds=clause_bounds)
+    for mention in mentions:
+        if id(mention) in paired:
+            field, word = paired[id(mention)]
+            out.append(_finish(field, mention, word, words, (0, mention.start), "respectively"))
+            continue
+        cs, ce = _segment(mention.start, clause_bounds, len(text))
+        before = [w for w in words if cs <= w.start and w.end <= mention.start]
+        after = [w for w in words if mention.end <= w.start and w.end <= ce]
+        word = before[-1] if before else (after[0] if after else None)
+        if word is None:
+            if len(required) == 1 and _fits(required[0], mention):
+                out.append(Bound(required[0], mention, mention.value, "fallback"))
+            continue
+        field = _resolve(word, mention)
+        if field == F.LAST:
+            for qpos, qfield in quals:
+                if cs <= qpos < mention.start:
+                    field = qfield
+        out.append(_finish(field, mention, word, words, (cs, mention.start), word.text))
+    return out
+
+
+def _finish(field: str, mention: Mention, word: _Word | None, words: list[_Word],
+            span: tuple[int, int], via: str) -> Bound:
+    value = mention.value
+    if field in (F.CHANGE, F.CHANGE_PCT) and not mention.signed:
+        sign = _direction(words, span[0], span[1] + 1)
+        if sign < 0:
+            value = -value
+    return Bound(field, mention, value, via)
+
+
+def _fits(field: str, mention: Mention) -> bool:
+    if mention.unit:
+        return False
+    return mention.percent == (field in F.PERCENT_FIELDS)
+
+
+def _respectively(text: str, mentions: list[Mention], words: list[_Word],
+                  mentions_bounds: list[int]) -> dict[int, tuple[str, _Word]]:
+    """"开盘价、最高价、最低价分别为112.91、114.67、112.66": pair words and values in order.
+
+    Within the sentence part holding 分别/respectively, the last run of field words that is
+    followed by a run of as many values is paired one to one."""
+    out: dict[int, tuple[str, _Word]] = {}
+    if not _RESPECTIVELY.search(text):
+        return out
+    bounds = _boundaries(text, _SCOPE_END, mentions)
+    for r in _RESPECTIVELY.finditer(text):
+        ss, se = _segment(r.start(), bounds, len(text))
+        tokens: list[tuple[int, object]] = [(m.start, m) for m in mentions if ss <= m.start < se]
+        tokens += [(w.start, w) for w in words if ss <= w.start < se and _pairable(w)]
+        tokens.sort(key=lambda t: t[0])
+        runs: list[tuple[list[_Word], list[Mention]]] = []
+        for _, tok in tokens:
+            if isinstance(tok, _Word):
+                if not runs or runs[-1][1]:
+                    runs.append(([], []))
+                runs[-1][0].append(tok)
+            elif isinstance(tok, Mention) and runs:
+                runs[-1][1].append(tok)
+        for ws, ms in reversed(runs):
+            if len(ws) >= 2 and len(ws) == len(ms):
+                for w, m in zip(ws, ms, strict=True):
+                    out[id(m)] = (_resolve(w, m), w)
+                break
+    return out
+
+
+def _pairable(word: _Word) -> bool:
+    t = word.text.lower()
+    return (word.field != F.OTHER and t not in F.FALL_SET and t not in F.RISE_SET
+            and t not in ("to", "至"))

@@ -1,0 +1,82 @@
+"""The four precision rules as interval arithmetic on Decimals."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from assay.core.decimals import plain, round_half_up
+
+from . import fields as F
+from .criteria import ABSOLUTE, EXPANDED_RANGE, RANGE, ROUNDING, Rule
+from .truth import Truth, TruthValue
+
+
+class RuleNotApplicable(ValueError):
+    """The rule cannot be applied to this field (e.g. a % tolerance on a price)."""
+
+
+class MissingTruth(LookupError):
+    """The ground truth has no number for what the rule needs."""
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    passed: bool
+    low: Decimal  # accepted interval, inclusive
+    high: Decimal
+    truth: Decimal
+    how: str  # what was compared, for evidence
+
+
+def truth_for(field: str, truth: Truth, session: str = "") -> TruthValue | None:
+    value = truth.values.get(field)
+    if value is None and field == F.LAST and session:
+        # An SGE benchmark row (早盘价/晚盘价) answers "the latest benchmark" by its session.
+        value = truth.values.get(F.PM_FIX if session == "pm" else F.AM_FIX)
+    return value
+
+
+def _day_range(truth: Truth) -> tuple[Decimal, Decimal, str]:
+    """The day's low and high; where the snapshot has only some prices (a Wind RT_LAST alone),
+    the smallest and largest of the prices it has, as the judge rule's "最大值和最小值"."""
+    lo, hi = truth.values.get(F.LOW), truth.values.get(F.HIGH)
+    if lo is not None and hi is not None:
+        return lo.value, hi.value, f"[{lo.key}, {hi.key}]"
+    prices = [v for f, v in truth.values.items() if f in F.PRICE_FIELDS]
+    if not prices:
+        raise MissingTruth("high/low")
+    low = min(prices, key=lambda v: v.value)
+    high = max(prices, key=lambda v: v.value)
+    return low.value, high.value, f"[min, max] of {', '.join(v.key for v in prices)}"
+
+
+def check(field: str, value: Decimal, quantum: Decimal, rule: Rule, truth: Truth,
+          session: str = "") -> Check:
+    tv = truth_for(field, truth, session)
+    if tv is None:
+        raise MissingTruth(field)
+    if rule.kind == ROUNDING or (rule.kind == RANGE and field not in F.PRICE_FIELDS):
+        q = max(quantum, tv.quantum)
+        target = round_half_up(tv.value, q)
+        half = q / 2
+        passed = round_half_up(value, q) == target
+        return Check(passed, target - half, target + half, tv.value,
+                     f"{tv.key} rounded to {plain(q)}")
+    if rule.kind == RANGE:
+        lo, hi, keys = _day_range(truth)
+        low, high = round_half_up(lo, quantum), round_half_up(hi, quantum)
+        return Check(low <= value <= high, low, high, tv.value, f"{keys} rounded to {plain(quantum)}")
+    amount = rule.amount if rule.amount is not None else Decimal(0)
+    if rule.amount_is_percent and field not in F.PERCENT_FIELDS:
+        raise RuleNotApplicable(
+            f"a tolerance in % («{rule.text}») is percentage points, which does not apply to "
+            f"{F.display(field, 'en')}")
+    if rule.kind == ABSOLUTE or (rule.kind == EXPANDED_RANGE and field not in F.PRICE_FIELDS):
+        low, high = tv.value - amount, tv.value + amount
+        return Check(low <= value <= high, low, high, tv.value, f"{tv.key} ± {plain(amount)}")
+    if rule.kind == EXPANDED_RANGE:
+        lo, hi, keys = _day_range(truth)
+        low, high = lo - amount, hi + amount
+        return Check(low <= value <= high, low, high, tv.value, f"{keys} ± {plain(amount)}")
+    raise RuleNotApplicable(f"unknown rule {rule.kind}")

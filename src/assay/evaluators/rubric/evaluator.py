@@ -1,0 +1,152 @@
+"""`finance-rubric`: decides 1, 0 or null for a T1 item exactly as the judge's written rules say.
+
+Order (from the judge prompt): empty answer → 0; ground truth without a number → null; a
+required point missing → 0; otherwise every value given for a required point must meet the
+precision rule. Values for fields that are not required never count against the answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from assay.core.decimals import plain
+from assay.core.types import Answer, Item, Score, ScoreStatus
+
+from . import fields as F
+from .binding import bind
+from .checks import MissingTruth, RuleNotApplicable, check, truth_for
+from .criteria import Criteria, RubricError, parse_criteria
+from .truth import Truth, TruthError, parse_truth
+
+NAME = "finance-rubric"
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@cache
+def version() -> str:
+    """Hash of the rubric's own source: a stored score names the exact code that produced it,
+    so `replay` can tell a code change from a non-reproducing result."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def _lang(item: Item) -> str:
+    sample = f"{item.get('prompt') or ''}{item.get('response_reference') or ''}"
+    return "zh" if _CJK.search(sample) else "en"
+
+
+class FinanceRubric:
+    """The executable T1 rubric. Stateless: one instance serves every item of every run."""
+
+    name = NAME
+    requires = ("prompt", "response_reference", "ground_truth")
+
+    @property
+    def version(self) -> str:
+        return version()
+
+    def evaluate(self, item: Item, answer: Answer) -> Score:
+        lang = _lang(item)
+        zh = lang == "zh"
+        text = (answer.text or "").strip()
+        if not text:
+            return self._score(0, "回复为空，按规则得0分。" if zh else
+                               "The answer is empty: score 0.", {"rule": "empty answer"})
+        try:
+            truth = parse_truth(item.get("ground_truth"))
+        except TruthError as exc:
+            return self._error(f"{exc}")
+        if not truth.values:
+            msg = ("真实实时信息中没有数字，无法评分（null）。" if zh else
+                   "The ground truth holds no number: not scored (null).")
+            return self._null(msg, {"truth": truth.evidence()})
+        try:
+            criteria = parse_criteria(str(item.get("response_reference") or ""))
+        except RubricError as exc:
+            return self._error(str(exc), {"truth": truth.evidence()})
+        return self._decide(text, criteria, truth, lang)
+
+    def _decide(self, text: str, criteria: Criteria, truth: Truth, lang: str) -> Score:
+        zh = lang == "zh"
+        evidence: dict[str, Any] = {
+            "required": list(criteria.required),
+            "rule": {"kind": criteria.rule.kind, "text": criteria.rule.text},
+            "truth": truth.evidence(),
+        }
+        if criteria.rule.amount is not None:
+            evidence["rule"]["amount"] = plain(criteria.rule.amount) + (
+                "%" if criteria.rule.amount_is_percent else "")
+        lacking = [f for f in criteria.required if truth_for(f, truth, criteria.session) is None]
+        if lacking:
+            names = "、".join(F.display(f, lang) for f in lacking) if zh else ", ".join(
+                F.display(f, "en") for f in lacking)
+            return self._null(
+                f"真实实时信息中没有{names}的数字，无法评分（null）。" if zh else
+                f"The ground truth has no value for {names}: not scored (null).", evidence)
+        bound = bind(text, criteria.required)
+        values = [b for b in bound if b.field in criteria.required]
+        evidence["ignored"] = [
+            {"field": b.field, "text": b.mention.text, "span": [b.mention.start, b.mention.end]}
+            for b in bound if b.field not in criteria.required]
+        missing = [f for f in criteria.required if not any(b.field == f for b in values)]
+        if missing:
+            names = "、".join(F.display(f, lang) for f in missing) if zh else ", ".join(
+                F.display(f, "en") for f in missing)
+            evidence["values"] = []
+            evidence["missing"] = missing
+            return self._score(0, f"回复缺少必答点：{names}，得0分。" if zh else
+                               f"The answer does not state the required {names}: score 0.",
+                               evidence)
+        rows: list[dict[str, Any]] = []
+        parts_ok: list[str] = []
+        parts_bad: list[str] = []
+        for b in values:
+            try:
+                c = check(b.field, b.value, b.mention.quantum, criteria.rule, truth,
+                          criteria.session)
+            except RuleNotApplicable as exc:
+                return self._error(str(exc), evidence)
+            except MissingTruth as exc:  # pragma: no cover - guarded by `lacking` above
+                return self._null(f"ground truth lacks {exc}", evidence)
+            shown = plain(b.value) + ("%" if b.mention.percent else "")
+            rows.append({
+                "field": b.field, "text": b.mention.text,
+                "span": [b.mention.start, b.mention.end], "value": plain(b.value),
+                "via": b.via, "truth": plain(c.truth), "accepted": [plain(c.low), plain(c.high)],
+                "compared": c.how, "pass": c.passed,
+            })
+            label = F.display(b.field, lang)
+            interval = f"[{plain(c.low)}, {plain(c.high)}]"
+            if c.passed:
+                parts_ok.append(f"{label} {shown} 在 {interval} 内" if zh else
+                                f"{label} {shown} within {interval}")
+            else:
+                parts_bad.append(f"{label} {shown} 不在 {interval} 内（真实值 {plain(c.truth)}）"
+                                 if zh else f"{label} {shown} outside {interval} "
+                                 f"(truth {plain(c.truth)})")
+        evidence["values"] = rows
+        rule_text = criteria.rule.text
+        if parts_bad:
+            reason = (f"按「{rule_text}」：" + "；".join(parts_bad) + "，得0分。" if zh else
+                      f"Under «{rule_text}»: " + "; ".join(parts_bad) + ": score 0.")
+            return self._score(0, reason, evidence)
+        reason = (f"按「{rule_text}」：" + "；".join(parts_ok) + "，得1分。" if zh else
+                  f"Under «{rule_text}»: " + "; ".join(parts_ok) + ": score 1.")
+        return self._score(1, reason, evidence)
+
+    def _score(self, value: int, reason: str, evidence: dict[str, Any]) -> Score:
+        return Score(float(value), ScoreStatus.SCORED, reason, NAME, version(), (0.0, 1.0),
+                     evidence)
+
+    def _null(self, reason: str, evidence: dict[str, Any]) -> Score:
+        return Score(None, ScoreStatus.NULL, reason, NAME, version(), (0.0, 1.0), evidence)
+
+    def _error(self, reason: str, evidence: dict[str, Any] | None = None) -> Score:
+        return Score(None, ScoreStatus.ERROR, reason, NAME, version(), (0.0, 1.0),
+                     evidence or {})

@@ -1,0 +1,1 @@
+"""Turning stored results into figures people read."""

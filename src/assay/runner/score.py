@@ -1,0 +1,142 @@
+"""`assay score`: evaluate answers that already exist (no target calls).
+
+Results are written in batches, each its own transaction, and the JSONL output is flushed with
+them, so an interrupted run keeps everything up to the last batch and says so.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+from sqlalchemy import Engine
+
+from assay.core.errors import ConfigError, DataError
+from assay.core.types import Answer, Item, Score, ScoreStatus
+from assay.datasets.loader import Dataset
+from assay.evaluators.base import Evaluator
+from assay.store import repo
+
+from assay.report.summary import Summary
+
+from .manifest import build_manifest
+
+BATCH = 2000
+Progress = Callable[[int], None]
+
+
+@dataclass
+class ScoreRun:
+    run_id: str
+    dataset: Dataset
+    evaluators: list[str]
+    status: str = "running"
+    done: int = 0
+    records: list[dict[str, Any]] = field(default_factory=list)  # kept only when asked
+    summary: Summary = field(default_factory=Summary)
+
+
+def _missing(evaluator: Evaluator, what: str) -> Score:
+    return Score(None, ScoreStatus.ERROR, what, evaluator.name, evaluator.version)
+
+
+def _evaluate(ev: Evaluator, item: Item, answer: Answer | None) -> Score:
+    if answer is None:
+        return _missing(ev, "no answer for this item")
+    lacking = [name for name in ev.requires if name not in item.fields]
+    if lacking:
+        return _missing(ev, f"item has no field {', '.join(repr(n) for n in lacking)} "
+                        f"(line {item.line})")
+    return ev.evaluate(item, answer)
+
+
+def score_dataset(engine: Engine, dataset: Dataset, evaluators: Sequence[Evaluator],
+                  answers: Callable[[Item], Answer | None], *, out: Path | None = None,
+                  keep_records: bool = False, progress: Progress | None = None,
+                  answer_source: str = "field:response") -> ScoreRun:
+    if not evaluators:
+        raise ConfigError("no evaluator given")
+    for ev in evaluators:
+        for name in ev.requires:
+            # Absent from every item is a mapping mistake: stop with one line. Absent from some
+            # (a mixed T1/T2 file) is per item: those items get status `error` saying why.
+            if dataset.items and all(name not in it.fields for it in dataset.items):
+                first = dataset.items[0]
+                raise DataError(f"missing required field (needed by {ev.name}; map a column "
+                                f"with --field {name}=COLUMN)", path=dataset.path,
+                                line=first.line, field=name)
+    repo.save_dataset(engine, version=dataset.version, name=dataset.name, path=dataset.path,
+                      fmt=dataset.format, rows=dataset.items)
+    run_id = "s-" + uuid.uuid4().hex[:12]
+    manifest = build_manifest(
+        kind="score", dataset={"path": dataset.path, "version": dataset.version,
+                               "items": len(dataset.items)},
+        evaluators=[{"name": ev.name, "version": ev.version} for ev in evaluators],
+        answers=answer_source,
+    )
+    repo.create_run(engine, run_id=run_id, kind="score", dataset_id=dataset.version,
+                    manifest=manifest)
+    run = ScoreRun(run_id, dataset, [ev.name for ev in evaluators])
+    sink: IO[bytes] | None = None
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        sink = out.open("wb")
+    answer_rows: list[dict[str, Any]] = []
+    result_rows: list[dict[str, Any]] = []
+    lines: list[bytes] = []
+    counts: dict[str, int] = {}
+
+    def flush() -> None:
+        repo.write_batch(engine, answer_rows, result_rows)
+        if sink is not None:
+            sink.write(b"".join(lines))
+            sink.flush()
+        run.done += len(answer_rows)
+        if progress is not None:
+            progress(len(answer_rows))
+        answer_rows.clear()
+        result_rows.clear()
+        lines.clear()
+
+    stamp = repo.now()
+    try:
+        for item in dataset.items:
+            answer = answers(item)
+            answer_rows.append({"run_id": run_id, "item_id": item.id, "target": "recorded",
+                                "text": answer.text if answer else None,
+                                "error": None if answer else "no answer"})
+            for ev in evaluators:
+                score = _evaluate(ev, item, answer)
+                record = score.as_record(item.id)
+                counts[record["status"]] = counts.get(record["status"], 0) + 1
+                run.summary.add(score.evaluator, item.get("label"), record["status"], score.value)
+                result_rows.append({
+                    "run_id": run_id, "item_id": item.id, "evaluator": score.evaluator,
+                    "evaluator_version": score.evaluator_version, "score": score.value,
+                    "status": record["status"], "reason": score.reason,
+                    "evidence": score.evidence, "created_at": stamp})
+                lines.append(orjson.dumps(record) + b"\n")
+                if keep_records:
+                    run.records.append(record)
+            if len(answer_rows) >= BATCH:
+                flush()
+                stamp = repo.now()
+        flush()
+        run.status = "finished"
+    except KeyboardInterrupt:
+        # Everything already evaluated is kept: only an item mid-evaluation is lost.
+        flush()
+        run.status = "interrupted"
+        raise
+    finally:
+        if sink is not None:
+            sink.close()
+        if run.status == "running":
+            run.status = "failed"
+        repo.finish_run(engine, run_id, run.status,
+                        {"items_done": run.done, "statuses": counts, **run.summary.as_dict()})
+    return run

@@ -1,0 +1,1 @@
+"""Persistence: SQLAlchemy 2 (SQLite by default, PostgreSQL for teams), Alembic migrations."""

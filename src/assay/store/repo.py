@@ -1,0 +1,81 @@
+"""Reading and writing runs. Writes are batched executemany inserts through SQLAlchemy Core:
+the ORM's per-object bookkeeping costs more than scoring an item."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Engine, func, insert, select, update
+
+from assay.core.types import Item
+
+from .schema import answers, datasets, items, results, runs
+
+_ITEM_BATCH = 5000
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def save_dataset(engine: Engine, *, version: str, name: str, path: str, fmt: str,
+                 rows: Sequence[Item]) -> bool:
+    """Store a dataset and its items once per content version; False when already stored."""
+    with engine.begin() as conn:
+        exists = conn.execute(select(datasets.c.id).where(datasets.c.id == version)).first()
+        if exists:
+            return False
+        conn.execute(insert(datasets), [{"id": version, "name": name, "path": path,
+                                         "format": fmt, "n_items": len(rows),
+                                         "created_at": now()}])
+        for start in range(0, len(rows), _ITEM_BATCH):
+            conn.execute(insert(items), [
+                {"dataset_id": version, "item_id": it.id, "line": it.line, "fields": it.fields}
+                for it in rows[start:start + _ITEM_BATCH]])
+    return True
+
+
+def create_run(engine: Engine, *, run_id: str, kind: str, dataset_id: str,
+               manifest: dict[str, Any]) -> None:
+    with engine.begin() as conn:
+        conn.execute(insert(runs), [{"id": run_id, "kind": kind, "status": "running",
+                                     "dataset_id": dataset_id, "created_at": now(),
+                                     "manifest": manifest}])
+
+
+def finish_run(engine: Engine, run_id: str, status: str, summary: dict[str, Any]) -> None:
+    with engine.begin() as conn:
+        conn.execute(update(runs).where(runs.c.id == run_id).values(
+            status=status, finished_at=now(), summary=summary))
+
+
+def write_batch(engine: Engine, answer_rows: Iterable[dict[str, Any]],
+                result_rows: Iterable[dict[str, Any]]) -> None:
+    """One transaction per batch: a crash loses at most the batch being written."""
+    a, r = list(answer_rows), list(result_rows)
+    with engine.begin() as conn:
+        if a:
+            conn.execute(insert(answers), a)
+        if r:
+            conn.execute(insert(results), r)
+
+
+def get_run(engine: Engine, run_id: str) -> dict[str, Any] | None:
+    with engine.connect() as conn:
+        row = conn.execute(select(runs).where(runs.c.id == run_id)).mappings().first()
+        return dict(row) if row else None
+
+
+def count_results(engine: Engine, run_id: str) -> int:
+    with engine.connect() as conn:
+        return int(conn.execute(select(func.count()).select_from(results)
+                                .where(results.c.run_id == run_id)).scalar_one())
+
+
+def list_results(engine: Engine, run_id: str) -> list[dict[str, Any]]:
+    with engine.connect() as conn:
+        rows = conn.execute(select(results).where(results.c.run_id == run_id)
+                            .order_by(results.c.id)).mappings().all()
+        return [dict(r) for r in rows]

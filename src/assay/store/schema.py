@@ -1,0 +1,97 @@
+"""Tables. Portable types only (no SQLite-only features): a PostgreSQL URL uses the same schema,
+with JSONB where PostgreSQL has it."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+
+metadata = MetaData()
+Json = JSON().with_variant(JSONB(), "postgresql")
+
+datasets = Table(
+    "datasets", metadata,
+    Column("id", String(64), primary_key=True),  # content version hash
+    Column("name", String(255), nullable=False),
+    Column("path", Text, nullable=False),
+    Column("format", String(16), nullable=False),
+    Column("n_items", Integer, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+items = Table(
+    "items", metadata,
+    Column("dataset_id", String(64), ForeignKey("datasets.id"), primary_key=True),
+    Column("item_id", String(255), primary_key=True),
+    Column("line", Integer),
+    Column("fields", Json, nullable=False),
+)
+
+runs = Table(
+    "runs", metadata,
+    Column("id", String(64), primary_key=True),
+    Column("kind", String(16), nullable=False),  # score | run
+    Column("status", String(16), nullable=False),  # running | finished | interrupted | failed
+    Column("dataset_id", String(64), ForeignKey("datasets.id")),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("finished_at", DateTime(timezone=True)),
+    Column("manifest", Json, nullable=False),
+    Column("summary", Json),
+)
+
+answers = Table(
+    "answers", metadata,
+    Column("run_id", String(64), ForeignKey("runs.id"), primary_key=True),
+    Column("item_id", String(255), primary_key=True),
+    Column("target", String(255), primary_key=True),
+    Column("text", Text),
+    Column("error", Text),
+    Column("latency_s", Float),
+    Column("usage", Json),
+    Column("extras", Json),
+)
+
+results = Table(
+    "results", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("run_id", String(64), ForeignKey("runs.id"), nullable=False),
+    Column("item_id", String(255), nullable=False),
+    Column("evaluator", String(255), nullable=False),
+    Column("evaluator_version", String(64), nullable=False),
+    Column("score", Float),
+    Column("status", String(16), nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("evidence", Json),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("run_id", "item_id", "evaluator", name="uq_results_run_item_evaluator"),
+    Index("ix_results_run_status", "run_id", "status"),
+)
+
+spans = Table(
+    "spans", metadata,
+    Column("span_id", String(32), primary_key=True),
+    Column("trace_id", String(32), nullable=False),
+    Column("parent_id", String(32)),
+    Column("run_id", String(64), ForeignKey("runs.id"), nullable=False),
+    Column("item_id", String(255)),
+    Column("kind", String(32), nullable=False),
+    Column("name", String(255), nullable=False),
+    Column("start_at", DateTime(timezone=True), nullable=False),
+    Column("end_at", DateTime(timezone=True)),
+    Column("status", String(16), nullable=False),
+    Column("attributes", Json),
+    Index("ix_spans_run_item", "run_id", "item_id"),
+)

@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/assay score examples/finsearch_t1_sample.json --db sqlite:///.assay/demo.db --out .assay/demo-scores.jsonl
+	$(BIN)/assay score examples/finsearch_t1_sample.json --by answer_kind --db sqlite:///.assay/demo.db --out .assay/demo-scores.jsonl
 
 test: $(STAMP)
 	$(BIN)/ruff check src tests bench

@@ -55,6 +55,8 @@ def score(
         "--response-field", help="Item field holding the answer.")] = "response",
     fail_under: Annotated[float | None, typer.Option(
         "--fail-under", help="Exit 1 when a mean score is below this (for CI).")] = None,
+    by: Annotated[str, typer.Option("--by", help="Break the summary down by this item "
+                                    "field.")] = "label",
     db: DbOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
@@ -64,7 +66,7 @@ def score(
     code = run_score(dataset=dataset, responses=responses,
                      evaluators=evaluator or ["finance-rubric"], out=out, fields=field or [],
                      id_field=id_field, response_field=response_field, fail_under=fail_under,
-                     db=db, quiet=quiet)
+                     group_by=by, db=db, quiet=quiet)
     raise typer.Exit(code)
 
 

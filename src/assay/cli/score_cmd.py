@@ -20,7 +20,8 @@ from assay.store.db import open_engine, redact, resolve_url
 
 def run_score(*, dataset: Path, responses: Path | None, evaluators: list[str],
               out: Path | None, fields: list[str], id_field: str | None, response_field: str,
-              fail_under: float | None, db: str | None, quiet: bool) -> int:
+              fail_under: float | None, db: str | None, quiet: bool,
+              group_by: str = "label") -> int:
     console = Console(stderr=False)
     evs = [registry.get(name) for name in evaluators]
     ds = load_dataset(dataset, field_map=parse_field_map(fields), id_field=id_field)
@@ -48,8 +49,8 @@ def run_score(*, dataset: Path, responses: Path | None, evaluators: list[str],
                   transient=True) as bar:
         task = bar.add_task("score", total=total, rate="")
         run = score_dataset(engine, ds, evs, answers, out=out, answer_source=source,
-                            progress=lambda n: bar.advance(task, n))
-    _print_summary(console, run.run_id, ds.name, total, run.summary)
+                            group_by=group_by, progress=lambda n: bar.advance(task, n))
+    _print_summary(console, run.run_id, ds.name, total, run.summary, group_by)
     console.print(f"run [bold]{run.run_id}[/] stored in {redact(resolve_url(db))}"
                   + (f"; scores written to {out}" if out else ""))
     if fail_under is not None:
@@ -72,11 +73,11 @@ def _row(table: Table, name: str, t: Tally) -> None:
 
 
 def _print_summary(console: Console, run_id: str, name: str, total: int,
-                   summary: Summary) -> None:
+                   summary: Summary, group_by: str) -> None:
     for evaluator, tally in summary.overall.items():
         table = Table(title=f"{evaluator} on {name} ({total} items) — run {run_id}")
-        for col in ("", "items", "scored", "mean", "null", "unscored", "error"):
-            table.add_column(col, justify="left" if not col else "right")
+        for col in (group_by, "items", "scored", "mean", "null", "unscored", "error"):
+            table.add_column(col, justify="left" if col == group_by else "right")
         _row(table, "all", tally)
         for label, t in sorted(summary.by_label.get(evaluator, {}).items()):
             _row(table, label, t)

@@ -57,7 +57,7 @@ def _evaluate(ev: Evaluator, item: Item, answer: Answer | None) -> Score:
 def score_dataset(engine: Engine, dataset: Dataset, evaluators: Sequence[Evaluator],
                   answers: Callable[[Item], Answer | None], *, out: Path | None = None,
                   keep_records: bool = False, progress: Progress | None = None,
-                  answer_source: str = "field:response") -> ScoreRun:
+                  answer_source: str = "field:response", group_by: str = "label") -> ScoreRun:
     if not evaluators:
         raise ConfigError("no evaluator given")
     for ev in evaluators:
@@ -113,7 +113,8 @@ def score_dataset(engine: Engine, dataset: Dataset, evaluators: Sequence[Evaluat
                 score = _evaluate(ev, item, answer)
                 record = score.as_record(item.id)
                 counts[record["status"]] = counts.get(record["status"], 0) + 1
-                run.summary.add(score.evaluator, item.get("label"), record["status"], score.value)
+                run.summary.add(score.evaluator, item.get(group_by), record["status"],
+                                score.value)
                 result_rows.append({
                     "run_id": run_id, "item_id": item.id, "evaluator": score.evaluator,
                     "evaluator_version": score.evaluator_version, "score": score.value,

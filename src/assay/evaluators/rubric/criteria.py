@@ -40,6 +40,9 @@ class Criteria:
     required_text: str
     rule: Rule
     session: str = ""  # "am" / "pm" when the rubric names the SGE morning/afternoon fix
+    # When the rubric itself asks for a qualified quote ("离岸人民币汇率", "central parity"),
+    # answer values tied to that qualifier answer the required point.
+    aliases: tuple[tuple[str, str], ...] = ()
 
 
 _REQUIRED_LABEL = re.compile(r"(?:必答点|required\s+content)\s*[:：]", re.IGNORECASE)
@@ -92,10 +95,16 @@ def parse_rule(text: str) -> Rule:
 
 def required_fields(text: str) -> tuple[str, ...]:
     found: list[str] = []
+    last_named = False  # `last` named by a word other than an instrument-name word
     for m in F.REQUIRED_RE.finditer(text):
-        field = F.REQUIRED_OWNER[m.group(0).lower()]
+        word = m.group(0).lower()
+        field = F.REQUIRED_OWNER[word]
+        if field == F.LAST and word not in F.NAME_LIKE:
+            last_named = True
         if field not in found:
             found.append(field)
+    if F.LAST in found and not last_named and len(found) > 1:
+        found.remove(F.LAST)
     if not found and _LATEST.search(text):
         found.append(F.LAST)
     return tuple(found)
@@ -112,12 +121,20 @@ def parse_criteria(reference: str) -> Criteria:
     if precision_text is None:
         raise RubricError(f"no 精度要求 / Accuracy Requirements in the rubric: «{_clip(text)}»")
     required = required_fields(required_text)
+    aliases: list[tuple[str, str]] = []
+    for q in F.QUALIFIER_RE.finditer(required_text.lower()):
+        qfield = F.QUALIFIERS[q.group(0)]
+        if qfield in (F.OFFSHORE, F.CENTRAL_PARITY, F.EXTENDED, F.BID, F.ASK):
+            aliases.append((qfield, F.LAST))
+    if aliases:
+        required = tuple(dict.fromkeys(F.LAST if f in dict(aliases) else f for f in required))
     if not required:
         raise RubricError(f"cannot tell which quantity the required content names: "
                           f"«{required_text}»")
     session = "pm" if re.search(r"午盘|晚盘|afternoon", required_text, re.IGNORECASE) else (
         "am" if re.search(r"早盘|morning", required_text, re.IGNORECASE) else "")
-    return Criteria(required, required_text, parse_rule(precision_text), session)
+    return Criteria(required, required_text, parse_rule(precision_text), session,
+                    tuple(dict.fromkeys(aliases)))
 
 
 def _clip(text: str, limit: int = 120) -> str:

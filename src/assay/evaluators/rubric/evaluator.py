@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -90,6 +91,9 @@ class FinanceRubric:
                 f"真实实时信息中没有{names}的数字，无法评分（null）。" if zh else
                 f"The ground truth has no value for {names}: not scored (null).", evidence)
         bound = bind(text, criteria.required)
+        if criteria.aliases:
+            alias = dict(criteria.aliases)
+            bound = [replace(b, field=alias.get(b.field, b.field)) for b in bound]
         values = [b for b in bound if b.field in criteria.required]
         evidence["ignored"] = [
             {"field": b.field, "text": b.mention.text, "span": [b.mention.start, b.mention.end]}

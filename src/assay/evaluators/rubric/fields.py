@@ -85,9 +85,11 @@ ANSWER_WORDS: Final[dict[str, tuple[str, ...]]] = {
     ),
     OPEN: ("开盘价", "开盘", "今开", "开盘报", "开于", "open", "opening price", "opened at",
            "opened", "opening", "open price"),
-    HIGH: ("最高价", "最高", "最高达到", "最高达", "日内最高", "高点", "high", "day high",
+    HIGH: ("最高价", "最高", "最高达到", "最高达", "日内最高", "高点", "最高点位", "最高点",
+           "high", "day high",
            "intraday high", "highest", "high of", "daily high"),
-    LOW: ("最低价", "最低", "最低达到", "最低达", "日内最低", "低点", "low", "day low",
+    LOW: ("最低价", "最低", "最低达到", "最低达", "日内最低", "低点", "最低点位", "最低点",
+          "low", "day low",
           "intraday low", "lowest", "low of", "daily low"),
     PREV_CLOSE: ("昨收", "昨收价", "昨日收盘", "昨日收盘价", "前收盘", "前收盘价", "前收",
                  "前一交易日收盘", "前一交易日收盘价", "上一交易日收盘", "上一交易日收盘价",
@@ -134,9 +136,10 @@ REQUIRED_WORDS: Final[dict[str, tuple[str, ...]]] = {
     LAST: ("最新价", "最新价格", "最新股价", "股价", "价格", "现价", "收盘价", "收盘", "基准价",
            "基准价格", "汇率", "点位", "指数", "收益率", "利率", "报价", "price", "close",
            "closing price", "exchange rate", "rate", "level", "index", "yield", "quote"),
-    OPEN: ("开盘价", "开盘", "今开", "open", "opening price", "opening"),
-    HIGH: ("最高价", "最高", "high", "high price", "highest"),
-    LOW: ("最低价", "最低", "low", "low price", "lowest"),
+    OPEN: ("开盘价", "开盘", "今开", "开盘点位", "open", "opening price", "opening",
+           "opening level"),
+    HIGH: ("最高价", "最高", "最高点位", "最高点", "high", "high price", "highest", "high level"),
+    LOW: ("最低价", "最低", "最低点位", "最低点", "low", "low price", "lowest", "low level"),
     PREV_CLOSE: ("昨收", "昨收价", "昨日收盘价", "前收盘价", "前一交易日收盘价",
                  "previous close", "previous closing price", "prior close"),
     CHANGE: ("涨跌额", "change amount", "price change", "net change"),
@@ -170,6 +173,10 @@ def _alternation(words: dict[str, tuple[str, ...]]) -> tuple[re.Pattern[str], di
 ANSWER_RE, ANSWER_OWNER = _alternation(ANSWER_WORDS)
 REQUIRED_RE, REQUIRED_OWNER = _alternation(REQUIRED_WORDS)
 QUALIFIER_RE, _ = _alternation({k: (k,) for k in QUALIFIERS})
+
+# Words that name the instrument ("恒生科技指数", "the S&P 500 index") as much as a quantity:
+# they make `last` required only when no other field is named.
+NAME_LIKE: Final = frozenset({"指数", "index"})
 
 # --- keys of ground-truth payloads ----------------------------------------------------------
 TRUTH_KEYS: Final[dict[str, str]] = {

@@ -84,7 +84,7 @@ _NUMBER = re.compile(
     r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
     r"(?P<mag>\s?(?:万亿|亿|万|千|百万|trillion|billion|million|thousand|bn|tn|mn)"
     r"|(?:[kmb])(?![a-z]))?"
-    r"(?P<pct>\s?(?:%|个百分点|percentage points?|percent|pct|bps|bp|基点))?",
+    r"(?P<pct>\s?(?:%|个百分点|percentage points?|percent|pct|bps|bp|基点|pips?)(?![a-z]))?",
     re.IGNORECASE,
 )
 

@@ -19,7 +19,7 @@ demo: $(STAMP)
 	$(BIN)/assay score examples/finsearch_t1_sample.json --by answer_kind --db sqlite:///.assay/demo.db --out .assay/demo-scores.jsonl
 
 test: $(STAMP)
-	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff check src tests bench examples
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
 

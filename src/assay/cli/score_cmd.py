@@ -22,7 +22,10 @@ def run_score(*, dataset: Path, responses: Path | None, evaluators: list[str],
               out: Path | None, fields: list[str], id_field: str | None, response_field: str,
               fail_under: float | None, db: str | None, quiet: bool,
               group_by: str = "label") -> int:
+    # A pipe or file gets full-width tables (Rich would squeeze long labels to 80 columns).
     console = Console(stderr=False)
+    if not console.is_terminal:
+        console = Console(stderr=False, width=160)
     evs = [registry.get(name) for name in evaluators]
     ds = load_dataset(dataset, field_map=parse_field_map(fields), id_field=id_field)
     if responses is not None:
@@ -51,6 +54,11 @@ def run_score(*, dataset: Path, responses: Path | None, evaluators: list[str],
         run = score_dataset(engine, ds, evs, answers, out=out, answer_source=source,
                             group_by=group_by, progress=lambda n: bar.advance(task, n))
     _print_summary(console, run.run_id, ds.name, total, run.summary, group_by)
+    if run.status == "interrupted":
+        Console(stderr=True).print(
+            f"interrupted: finished results are kept ({run.done} of {total} items); run "
+            f"{run.run_id} is marked interrupted")
+        return 130
     console.print(f"run [bold]{run.run_id}[/] stored in {redact(resolve_url(db))}"
                   + (f"; scores written to {out}" if out else ""))
     if fail_under is not None:

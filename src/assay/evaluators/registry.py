@@ -40,4 +40,7 @@ def _builtins() -> None:
     if "finance-rubric" not in _FACTORIES:
         from .rubric.evaluator import FinanceRubric
 
-        register("finance-rubric", FinanceRubric)
+        def finance_rubric() -> Evaluator:
+            return FinanceRubric()
+
+        register("finance-rubric", finance_rubric)

@@ -19,11 +19,11 @@ from assay.core.errors import ConfigError, DataError
 from assay.core.types import Answer, Item, Score, ScoreStatus
 from assay.datasets.loader import Dataset
 from assay.evaluators.base import Evaluator
+from assay.report.summary import Summary
 from assay.store import repo
 
-from assay.report.summary import Summary
-
 from .manifest import build_manifest
+from .stop import deferred_interrupt
 
 BATCH = 2000
 Progress = Callable[[int], None]
@@ -104,35 +104,34 @@ def score_dataset(engine: Engine, dataset: Dataset, evaluators: Sequence[Evaluat
 
     stamp = repo.now()
     try:
-        for item in dataset.items:
-            answer = answers(item)
-            answer_rows.append({"run_id": run_id, "item_id": item.id, "target": "recorded",
-                                "text": answer.text if answer else None,
-                                "error": None if answer else "no answer"})
-            for ev in evaluators:
-                score = _evaluate(ev, item, answer)
-                record = score.as_record(item.id)
-                counts[record["status"]] = counts.get(record["status"], 0) + 1
-                run.summary.add(score.evaluator, item.get(group_by), record["status"],
-                                score.value)
-                result_rows.append({
-                    "run_id": run_id, "item_id": item.id, "evaluator": score.evaluator,
-                    "evaluator_version": score.evaluator_version, "score": score.value,
-                    "status": record["status"], "reason": score.reason,
-                    "evidence": score.evidence, "created_at": stamp})
-                lines.append(orjson.dumps(record) + b"\n")
-                if keep_records:
-                    run.records.append(record)
-            if len(answer_rows) >= BATCH:
-                flush()
-                stamp = repo.now()
-        flush()
-        run.status = "finished"
-    except KeyboardInterrupt:
-        # Everything already evaluated is kept: only an item mid-evaluation is lost.
-        flush()
-        run.status = "interrupted"
-        raise
+        with deferred_interrupt() as stop:
+            for item in dataset.items:
+                if stop.requested:
+                    break
+                answer = answers(item)
+                answer_rows.append({"run_id": run_id, "item_id": item.id, "target": "recorded",
+                                    "text": answer.text if answer else None,
+                                    "error": None if answer else "no answer"})
+                for ev in evaluators:
+                    score = _evaluate(ev, item, answer)
+                    record = score.as_record(item.id)
+                    counts[record["status"]] = counts.get(record["status"], 0) + 1
+                    run.summary.add(score.evaluator, item.get(group_by), record["status"],
+                                    score.value)
+                    result_rows.append({
+                        "run_id": run_id, "item_id": item.id, "evaluator": score.evaluator,
+                        "evaluator_version": score.evaluator_version, "score": score.value,
+                        "status": record["status"], "reason": score.reason,
+                        "evidence": score.evidence, "created_at": stamp})
+                    lines.append(orjson.dumps(record) + b"\n")
+                    if keep_records:
+                        run.records.append(record)
+                if len(answer_rows) >= BATCH:
+                    flush()
+                    stamp = repo.now()
+            # Everything evaluated is written, also when stopping early on Ctrl-C.
+            flush()
+            run.status = "interrupted" if stop.requested else "finished"
     finally:
         if sink is not None:
             sink.close()

@@ -102,8 +102,8 @@ def bind(answer: str, required: tuple[str, ...] = ()) -> list[Bound]:
     paired = _respectively(text, mentions, words, mentions_bounds=clause_bounds)
     for mention in mentions:
         if id(mention) in paired:
-            field, word = paired[id(mention)]
-            out.append(_finish(field, mention, word, words, (0, mention.start), "respectively"))
+            field, pword = paired[id(mention)]
+            out.append(_finish(field, mention, pword, words, (0, mention.start), "respectively"))
             continue
         cs, ce = _segment(mention.start, clause_bounds, len(text))
         before = [w for w in words if cs <= w.start and w.end <= mention.start]

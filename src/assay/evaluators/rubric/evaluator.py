@@ -46,7 +46,7 @@ class FinanceRubric:
     """The executable T1 rubric. Stateless: one instance serves every item of every run."""
 
     name = NAME
-    requires = ("prompt", "response_reference", "ground_truth")
+    requires: tuple[str, ...] = ("prompt", "response_reference", "ground_truth")
 
     @property
     def version(self) -> str:

@@ -59,7 +59,7 @@ def _loads(text: str) -> tuple[Any, tuple[str, ...]]:
     try:
         return json.loads(text, parse_float=Decimal), ()
     except ValueError as first:
-        candidates = []
+        candidates: list[tuple[str, tuple[str, ...]]] = []
         fixed = _TRAILING_COMMA.sub(r"\1", text)
         if fixed != text:
             candidates.append((fixed, ("removed trailing comma",)))

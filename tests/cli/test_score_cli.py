@@ -1,0 +1,142 @@
+"""`assay score` through the installed console script, as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.conftest import SAMPLE
+
+ASSAY = str(Path(sys.executable).parent / "assay")
+
+
+def assay(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "ASSAY_DB"}
+    return subprocess.run([ASSAY, *args], capture_output=True, text=True, cwd=cwd, env=env,
+                          timeout=120, check=False)
+
+
+def test_score_sample_writes_jsonl_and_store(tmp_path: Path) -> None:
+    out = tmp_path / "scores.jsonl"
+    r = assay("score", str(SAMPLE), "--out", str(out), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    lines = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    items = json.loads(SAMPLE.read_text(encoding="utf-8"))
+    assert len(lines) == len(items)
+    assert set(lines[0]) == {"item_id", "evaluator", "score", "status", "reason", "evidence"}
+    by_id = {x["item_id"]: x for x in lines}
+    for it in items:
+        assert by_id[it["prompt_id"]]["score"] == it["expected_score"]
+    assert "finance-rubric on finsearch_t1_sample (99 items)" in r.stdout
+    assert "Time-Sensitive_Data_Fetching(Greater China)" in r.stdout
+    # default store in the working directory
+    db = sqlite3.connect(tmp_path / ".assay" / "assay.db")
+    assert db.execute("SELECT count(*) FROM results").fetchone()[0] == len(items)
+    status, summary = db.execute("SELECT status, summary FROM runs").fetchone()
+    assert status == "finished"
+    assert json.loads(summary)["items_done"] == len(items)
+    manifest = json.loads(db.execute("SELECT manifest FROM runs").fetchone()[0])
+    assert manifest["evaluators"][0]["name"] == "finance-rubric"
+    assert len(manifest["dataset"]["version"]) == 16
+
+
+def test_responses_file_keyed_by_id(tmp_path: Path) -> None:
+    data = tmp_path / "items.jsonl"
+    item = {"prompt_id": "q1", "prompt": "最新价", "response_reference":
+            "必答点：最新价\n精度要求：仅允许四舍五入误差", "ground_truth": '{"最新价": "10.00"}'}
+    data.write_text(json.dumps(item, ensure_ascii=False) + "\n", encoding="utf-8")
+    answers = tmp_path / "answers.csv"
+    answers.write_text("item_id,answer\nq1,最新价10.00元\n", encoding="utf-8")
+    out = tmp_path / "o.jsonl"
+    r = assay("score", str(data), "--responses", str(answers), "--out", str(out), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(out.read_text(encoding="utf-8"))["score"] == 1
+
+
+def test_field_mapping_for_csv(tmp_path: Path) -> None:
+    data = tmp_path / "items.csv"
+    data.write_text("id,prompt,rubric,truth,reply\n"
+                    'a,价,"必答点：最新价\n精度要求：仅允许四舍五入误差","{""最新价"": ""5.5""}",5.50\n',
+                    encoding="utf-8")
+    out = tmp_path / "o.jsonl"
+    r = assay("score", str(data), "--field", "response_reference=rubric", "--field",
+              "ground_truth=truth", "--field", "response=reply", "--id-field", "id", "--out",
+              str(out), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    rec = json.loads(out.read_text(encoding="utf-8"))
+    assert (rec["item_id"], rec["score"], rec["status"]) == ("a", 1, "scored")
+
+
+def test_usage_and_data_errors_are_one_line_with_exit_codes(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('[{"prompt": "x",}]', encoding="utf-8")
+    r = assay("score", str(bad), cwd=tmp_path)
+    assert r.returncode == 3
+    assert r.stderr.strip().splitlines() == [
+        f"error: {bad}:1: invalid JSON: Expecting property name enclosed in double quotes "
+        "(column 17)"]
+    assert "Traceback" not in r.stderr
+
+    r = assay("score", str(SAMPLE), "--evaluator", "finance-rubrik", cwd=tmp_path)
+    assert r.returncode == 2
+    assert "unknown evaluator 'finance-rubrik'; did you mean finance-rubric?" in r.stderr
+
+    noanswer = tmp_path / "n.jsonl"
+    noanswer.write_text('{"prompt": "p", "response_reference": "r", "ground_truth": "{}"}\n',
+                        encoding="utf-8")
+    r = assay("score", str(noanswer), cwd=tmp_path)
+    assert r.returncode == 2
+    assert "no item has a 'response' field" in r.stderr
+
+    nogt = tmp_path / "g.jsonl"
+    nogt.write_text('{"prompt": "p", "response_reference": "r", "response": "x"}\n',
+                    encoding="utf-8")
+    r = assay("score", str(nogt), cwd=tmp_path)
+    assert r.returncode == 3
+    assert "g.jsonl:1: field 'ground_truth': missing required field" in r.stderr
+
+
+def test_low_scores_do_not_fail_unless_asked(tmp_path: Path) -> None:
+    assert assay("score", str(SAMPLE), "-q", cwd=tmp_path).returncode == 0
+    r = assay("score", str(SAMPLE), "--fail-under", "0.9", cwd=tmp_path)
+    assert r.returncode == 1
+    assert "below --fail-under 0.9: finance-rubric mean 0.557" in r.stdout
+
+
+def test_interrupted_score_keeps_finished_results(tmp_path: Path) -> None:
+    items = json.loads(SAMPLE.read_text(encoding="utf-8"))
+    big = [dict(items[i % len(items)], prompt_id=f"p{i}") for i in range(150_000)]
+    data = tmp_path / "big.json"
+    data.write_text(json.dumps(big, ensure_ascii=False), encoding="utf-8")
+    out = tmp_path / "o.jsonl"
+    env = {k: v for k, v in os.environ.items() if k != "ASSAY_DB"}
+    proc = subprocess.Popen([ASSAY, "score", str(data), "--out", str(out)], cwd=tmp_path,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    db_path = tmp_path / ".assay" / "assay.db"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # wait until some batches are committed
+        time.sleep(0.2)
+        if db_path.exists():
+            try:
+                with sqlite3.connect(db_path) as db:
+                    if db.execute("SELECT count(*) FROM results").fetchone()[0] >= 4000:
+                        break
+            except sqlite3.OperationalError:
+                continue
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted: finished results are kept" in err
+    with sqlite3.connect(db_path) as db:
+        status, summary = db.execute("SELECT status, summary FROM runs").fetchone()
+        stored = db.execute("SELECT count(*) FROM results").fetchone()[0]
+    assert status == "interrupted"
+    assert 4000 <= stored < len(big)
+    assert json.loads(summary)["items_done"] == stored
+    assert len(out.read_text(encoding="utf-8").splitlines()) == stored

@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import inspect, text
+
+from assay.core.errors import StoreError
+from assay.core.types import Item
+from assay.store import repo
+from assay.store.db import HEAD, current_revision, open_engine, redact, resolve_url
+
+
+def test_migrates_a_new_database(tmp_path: Path) -> None:
+    engine = open_engine(f"sqlite:///{tmp_path / 'sub' / 'a.db'}")
+    assert current_revision(engine) == HEAD
+    tables = set(inspect(engine).get_table_names())
+    assert tables >= {"datasets", "items", "runs", "answers", "results", "spans",
+                      "alembic_version"}
+    with engine.connect() as conn:
+        assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+    # opening again is a no-op at HEAD
+    assert current_revision(open_engine(f"sqlite:///{tmp_path / 'sub' / 'a.db'}")) == HEAD
+
+
+def test_url_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ASSAY_DB", raising=False)
+    assert resolve_url() == "sqlite:///.assay/assay.db"
+    monkeypatch.setenv("ASSAY_DB", "sqlite:///x.db")
+    assert resolve_url() == "sqlite:///x.db"
+    assert resolve_url("sqlite:///y.db") == "sqlite:///y.db"
+    assert redact("postgresql://u:secret@h/db") == "postgresql://u:***@h/db"
+
+
+def test_bad_urls_are_store_errors() -> None:
+    with pytest.raises(StoreError, match="invalid database URL"):
+        open_engine("not a url")
+    with pytest.raises(StoreError, match="cannot open store"):
+        open_engine("nosuchdialect://x/y")
+
+
+def test_dataset_is_stored_once_per_version(db_url: str) -> None:
+    engine = open_engine(db_url)
+    rows = [Item("a", {"q": 1}, "v1", 1), Item("b", {"q": 2}, "v1", 2)]
+    assert repo.save_dataset(engine, version="v1", name="d", path="d.json", fmt="json",
+                             rows=rows) is True
+    assert repo.save_dataset(engine, version="v1", name="d", path="d.json", fmt="json",
+                             rows=rows) is False
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM items")).scalar() == 2
+        assert conn.execute(text("SELECT fields FROM items WHERE item_id='b'")).scalar() \
+            == '{"q":2}'

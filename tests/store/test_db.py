@@ -50,3 +50,34 @@ def test_dataset_is_stored_once_per_version(db_url: str) -> None:
         assert conn.execute(text("SELECT count(*) FROM items")).scalar() == 2
         assert conn.execute(text("SELECT fields FROM items WHERE item_id='b'")).scalar() \
             == '{"q":2}'
+
+
+def test_sqlite_fast_path_stores_what_the_core_path_stores(tmp_path: Path) -> None:
+    from assay.store.db import RawJSON
+
+    stored = []
+    stamp = repo.now()
+    for fast in (True, False):
+        engine = open_engine(f"sqlite:///{tmp_path / f'{fast}.db'}")
+        repo.save_dataset(engine, version="v", name="d", path="d", fmt="json", rows=[])
+        repo.create_run(engine, run_id="r", kind="score", dataset_id="v", manifest={"a": 1})
+        answers = [{"run_id": "r", "item_id": f"i{n}", "target": "recorded",
+                    "text": "价格 1.5" if n else None, "error": None if n else "no answer"}
+                   for n in range(3)]
+        results = [{"run_id": "r", "item_id": f"i{n}", "evaluator": "e",
+                    "evaluator_version": "v1", "score": [1.0, None, 0.0][n],
+                    "status": ["scored", "null", "scored"][n], "reason": "因为",
+                    "evidence": [RawJSON('{"k":[1,"二"]}'), {"k": [1, "二"]}, None][n],
+                    "created_at": stamp} for n in range(3)]
+        repo.write_batch(engine, answers, results, fast=fast)
+        rows = repo.list_results(engine, "r")
+        with engine.connect() as conn:
+            raw = conn.execute(text("SELECT item_id, evidence, created_at FROM results "
+                                    "ORDER BY id")).all()
+            ans = conn.execute(text("SELECT * FROM answers ORDER BY item_id")).all()
+        stored.append(([{k: v for k, v in r.items() if k != "id"} for r in rows], raw, ans))
+    assert stored[0] == stored[1]
+    rows = stored[0][0]
+    assert rows[0]["evidence"] == {"k": [1, "二"]} and rows[2]["evidence"] is None
+    # SQLite keeps no time zone; both paths store the UTC wall time
+    assert rows[0]["created_at"] == stamp.replace(tzinfo=None)

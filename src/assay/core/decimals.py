@@ -25,6 +25,12 @@ def round_half_up(value: Decimal, quantum: Decimal) -> Decimal:
 
 def to_decimal(text: str) -> Decimal | None:
     """Parse '1,234.50', '-0.59%', '+3.2' into a Decimal, or None when it is not a number."""
+    try:  # the common case: a plain number (Decimal itself ignores surrounding blanks)
+        value = Decimal(text)
+    except InvalidOperation:
+        pass
+    else:
+        return value if value.is_finite() else None
     cleaned = text.strip().replace(",", "").rstrip("%").strip()
     if not cleaned or cleaned in {"-", "--", "+"}:
         return None

@@ -21,6 +21,7 @@ from assay.datasets.loader import Dataset
 from assay.evaluators.base import Evaluator
 from assay.report.summary import Summary
 from assay.store import repo
+from assay.store.db import RawJSON
 
 from .manifest import build_manifest
 from .stop import deferred_interrupt
@@ -115,17 +116,20 @@ def score_dataset(engine: Engine, dataset: Dataset, evaluators: Sequence[Evaluat
                 for ev in evaluators:
                     score = _evaluate(ev, item, answer)
                     record = score.as_record(item.id)
-                    counts[record["status"]] = counts.get(record["status"], 0) + 1
-                    run.summary.add(score.evaluator, item.get(group_by), record["status"],
-                                    score.value)
+                    status = record["status"]
+                    counts[status] = counts.get(status, 0) + 1
+                    run.summary.add(score.evaluator, item.get(group_by), status, score.value)
+                    # Evidence is encoded once and the bytes serve both the store and the JSONL.
+                    evidence = orjson.dumps(score.evidence)
                     result_rows.append({
                         "run_id": run_id, "item_id": item.id, "evaluator": score.evaluator,
                         "evaluator_version": score.evaluator_version, "score": score.value,
-                        "status": record["status"], "reason": score.reason,
-                        "evidence": score.evidence, "created_at": stamp})
-                    lines.append(orjson.dumps(record) + b"\n")
+                        "status": status, "reason": score.reason,
+                        "evidence": RawJSON(evidence.decode()), "created_at": stamp})
                     if keep_records:
                         run.records.append(record)
+                    lines.append(orjson.dumps({**record, "evidence": orjson.Fragment(evidence)})
+                                 + b"\n")
                 if len(answer_rows) >= BATCH:
                     flush()
                     stamp = repo.now()

@@ -21,7 +21,14 @@ def resolve_url(url: str | None = None) -> str:
     return url or os.environ.get("ASSAY_DB") or DEFAULT_URL
 
 
+class RawJSON(str):
+    """Text that is already JSON: stored as is, so a value encoded once for the JSONL output is
+    not encoded again for the database."""
+
+
 def _json_dumps(value: object) -> str:
+    if isinstance(value, RawJSON):
+        return value
     return orjson.dumps(value, default=str).decode()
 
 

@@ -16,7 +16,6 @@ from . import fields as F
 from .numbers import Mention, normalise, read_numbers
 
 _CLAUSE_END = re.compile(r"[，,、；;。！？!?\n]|\.(?=\s|$)|\s[-–—]\s")
-_SENTENCE_END = re.compile(r"[。！？!?\n]|\.(?=\s|$)")
 _SCOPE_END = re.compile(r"[；;。！？!?\n]|\.(?=\s|$)")
 _RESPECTIVELY = re.compile(r"分别|respectively", re.IGNORECASE)
 
@@ -39,15 +38,9 @@ class _Word:
     field: str
 
 
-def _boundaries(text: str, pattern: re.Pattern[str], mentions: list[Mention]) -> list[int]:
-    inside = [(m.start, m.end) for m in mentions]
-    out = []
-    for b in pattern.finditer(text):
-        pos = b.start()
-        if any(s <= pos < e for s, e in inside):  # a comma or dot inside "1,234.5"
-            continue
-        out.append(pos)
-    return out
+def _boundaries(text: str, pattern: re.Pattern[str], in_number: bytearray) -> list[int]:
+    # a comma or dot inside "1,234.5" is not a boundary
+    return [b.start() for b in pattern.finditer(text) if not in_number[b.start()]]
 
 
 def _segment(pos: int, bounds: list[int], length: int) -> tuple[int, int]:
@@ -96,10 +89,13 @@ def bind(answer: str, required: tuple[str, ...] = ()) -> list[Bound]:
              for m in F.ANSWER_RE.finditer(lowered)]
     quals = [(q.start(), F.QUALIFIERS[q.group(0).lower()]) for q in F.QUALIFIER_RE.finditer(lowered)]
     # Words that overlap a number (e.g. "m" of "3M") are not field words.
-    words = [w for w in words if not any(m.start <= w.start < m.end for m in mentions)]
-    clause_bounds = _boundaries(text, _CLAUSE_END, mentions)
+    in_number = bytearray(len(text))
+    for m in mentions:
+        in_number[m.start:m.end] = b"\x01" * (m.end - m.start)
+    words = [w for w in words if not in_number[w.start]]
+    clause_bounds = _boundaries(text, _CLAUSE_END, in_number)
     out: list[Bound] = []
-    paired = _respectively(text, mentions, words, mentions_bounds=clause_bounds)
+    paired = _respectively(text, mentions, words, in_number)
     for mention in mentions:
         if id(mention) in paired:
             field, pword = paired[id(mention)]
@@ -139,7 +135,7 @@ def _fits(field: str, mention: Mention) -> bool:
 
 
 def _respectively(text: str, mentions: list[Mention], words: list[_Word],
-                  mentions_bounds: list[int]) -> dict[int, tuple[str, _Word]]:
+                  in_number: bytearray) -> dict[int, tuple[str, _Word]]:
     """"开盘价、最高价、最低价分别为112.91、114.67、112.66": pair words and values in order.
 
     Within the sentence part holding 分别/respectively, the last run of field words that is
@@ -147,7 +143,7 @@ def _respectively(text: str, mentions: list[Mention], words: list[_Word],
     out: dict[int, tuple[str, _Word]] = {}
     if not _RESPECTIVELY.search(text):
         return out
-    bounds = _boundaries(text, _SCOPE_END, mentions)
+    bounds = _boundaries(text, _SCOPE_END, in_number)
     for r in _RESPECTIVELY.finditer(text):
         ss, se = _segment(r.start(), bounds, len(text))
         tokens: list[tuple[int, object]] = [(m.start, m) for m in mentions if ss <= m.start < se]

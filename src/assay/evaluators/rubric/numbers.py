@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from assay.core.decimals import ONE, quantum_of
+from assay.core.decimals import ONE
 
 # Full-width digits and signs to ASCII, one character for one, so spans stay valid in the
 # original text. The full-width comma stays: in Chinese it separates clauses, never thousands.
@@ -28,65 +28,107 @@ def normalise(text: str) -> str:
     return _FW_THOUSANDS.sub(",", text.translate(_FULLWIDTH))
 
 
-_MONTHS = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|"
-           r"aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
-_CCY = r"(?:美元|美金|港元|港币|欧元|英镑|日元|人民币|元|韩元|卢布|兰特|usd|cny|hkd|eur|jpy|gbp|dollars?)"
-_INDEX_NAMES = (r"(?:s&p|标普|标准普尔|nasdaq|纳斯达克|纳指|ftse|富时|csi|沪深|中证|上证|深证|"
-                r"科创|创业板|nikkei|日经|dax|cac|russell|罗素|stoxx|kospi|道琼斯|dow jones|"
-                r"msci|恒生科技|国企|红利)")
+# What makes a digit run "not a value" is visible right next to it: "年/月/日" or ":" after it,
+# a month name or an index name before it, brackets around a code. Each run is judged by an
+# anchored match on its right and an anchored match on its reversed left, a few `match()` calls
+# per number instead of scanning the whole answer with large alternations.
+_MONTH_WORDS = ("january", "february", "march", "april", "may", "june", "july", "august",
+                "september", "october", "november", "december", "jan", "feb", "mar", "apr",
+                "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec")
+_INDEX_WORDS = ("s&p", "标普", "标准普尔", "nasdaq", "纳斯达克", "纳指", "ftse", "富时", "csi", "沪深",
+                "中证", "上证", "深证", "科创", "创业板", "nikkei", "日经", "dax", "cac", "russell",
+                "罗素", "stoxx", "kospi", "道琼斯", "dow jones", "msci", "恒生科技", "国企", "红利")
+_YEAR_WORDS = ("in", "of", "since", "during", "year", "fy", "fiscal year", "fiscal")
+_CCY_WORDS = ("美元", "美金", "港元", "港币", "欧元", "英镑", "日元", "人民币", "元", "韩元", "卢布",
+              "兰特", "usd", "cny", "hkd", "eur", "jpy", "gbp", "dollar", "dollars")
 
-# Spans that contain digits but are not values. Order does not matter: all are masked.
-_NOT_VALUES = re.compile(
+
+def _rev_words(words: tuple[str, ...]) -> str:
+    return "(?:" + "|".join(re.escape(w[::-1]) for w in sorted(words, key=len, reverse=True)) + ")"
+
+
+_MONTHS_R = _rev_words(_MONTH_WORDS)
+_ORD_R = r"(?:ts|dn|dr|ht)?"  # st/nd/rd/th reversed
+# Matched against the text to the LEFT of a run, reversed (so it starts right before the digits).
+_LEFT_REV = re.compile(
     "|".join([
-        # ISO-ish and Chinese dates, compact yyyymmdd
-        r"\d{4}\s*[-/.年]\s*\d{1,2}\s*[-/.月]\s*\d{1,2}\s*[日号]?",
-        r"\d{4}\s*年(?:\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*[日号])?)?",
-        r"\d{1,2}\s*月\s*\d{1,2}\s*[日号]",
-        r"\d{1,2}\s*月份?",
-        r"(?<![\d.])\d{1,2}\s*[日号](?![元])",
-        r"(?<![\d.])(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])(?![\d.])",
-        # English dates
-        rf"\b{_MONTHS}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b",
-        rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTHS}\b\.?(?:,?\s+\d{{4}})?",
-        rf"\b{_MONTHS}\.?,?\s+\d{{4}}\b",
-        r"\b(?:in|of|since|during|year|fy|fiscal(?:\s+year)?)\s+(?:19|20)\d{2}\b",
-        r"\b(?:q[1-4]|h[12]|fy)\s*'?\d{0,4}\b",
-        # times
-        r"\d{1,2}\s*:\s*\d{2}(?:\s*:\s*\d{2})?(?:\s*[ap]\.?m\.?)?",
-        r"\d{1,2}\s*[时点]\s*\d{1,2}\s*分(?:\s*\d{1,2}\s*秒)?",
-        r"\b\d{1,2}\s*[ap]\.?m\.?(?![a-z])",
-        # durations and period labels: "15分钟", "60日涨跌幅", "52-week", "10年期"
-        r"\d+\s*(?:分钟|秒钟?|小时|个交易日|交易日|天|周|个月|年期|日均|日涨跌幅)",
-        r"\b\d+[-\s]?(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|yr)\b",
-        # index and instrument names with numbers
-        rf"{_INDEX_NAMES}\s*\d+",
-        r"\b\d+\s*(?:指数|etf)",
-        # tickers: digits glued to letters, codes in brackets, leading-zero codes
-        r"[A-Za-z]+\d+[A-Za-z\d]*",
-        r"\d+\.[A-Za-z]+",
-        r"\d+[A-Za-z]{2,}",
-        r"[（(]\s*\d{4,6}(?:\.[A-Za-z]+)?\s*[)）]",
-        r"(?<![\d.])0\d{4,5}(?![\d.])",
-        r"(?:代码|股票代码|code|ticker)\s*[:：]?\s*\d+",
-        # list markers and ordinals
-        r"^\s*[(（]?\d{1,2}\s*[.、)）](?!\d)",
-        r"第\s*\d+",
-        r"(?:no\.|#)\s*\d+",
-        # unit quotes: "1美元对人民币7.17", "100日元兑南非兰特"
-        rf"\d+\s*{_CCY}\s*(?:对|兑|=|可兑换|折合|兑换)",
+        rf"\s*\.?{_MONTHS_R}(?![a-z])",  # "Oct 17", "October 2025"
+        rf"\s*,?\s*{_ORD_R}\d{{1,2}}\s+\.?{_MONTHS_R}(?![a-z])",  # "October 2, 2025"
+        rf"\s*,?\s+\.?{_MONTHS_R}\s+(?:fo\s+)?{_ORD_R}\d{{1,2}}(?!\d)",  # "17 Oct 2025"
+        r"\s*[-/.]\s*\d{1,2}\s*[-/.]\s*\d{4}(?!\d)",  # day of 2025-10-17
+        r"\s*[-/.]\s*\d{4}(?!\d)",  # month of 2025-10
+        r"\s*[:：]\s*\d{1,2}(?:\s*[:：]\s*\d{1,2})?(?!\d)",  # minutes/seconds of 23:22:05
+        r"\s*[时点]\s*\d{1,2}(?!\d)",  # 15点30分
+        r"\d\.",  # 1.2.3 sequences
+        r"\s*[（(]",  # (600519)
+        r"\s*[:：]?\s*(?:码代票股|码代|edoc|rekcit)(?![a-z])",  # 代码: 600519
+        r"\s*\.on(?![a-z])|\s*#|\s*第",  # no. 5, #1, 第3
+        rf"\s*{_rev_words(_INDEX_WORDS)}",  # S&P 500, 沪深300
     ]),
-    re.IGNORECASE | re.MULTILINE,
+    re.IGNORECASE,
 )
+_YEAR_LEFT_REV = re.compile(rf"\s+{_rev_words(_YEAR_WORDS)}(?![a-z])", re.IGNORECASE)
+# Matched against the text to the RIGHT of a run.
+_RIGHT = re.compile(
+    "|".join([
+        r"\s*[年月日号](?!元)",
+        r"\s*[-/.]\s*\d{1,2}\s*[-/.]\s*\d{1,2}(?!\d)",  # year of 2025-10-17 / 2025.10.17
+        r"\s*[:：]\s*\d{2}",  # hour of 23:22
+        r"\s*[时点]\s*\d{1,2}\s*分",
+        r"\s*[ap]\.?m\.?(?![a-z])",
+        rf"{r'(?:st|nd|rd|th)?'}\s+(?:of\s+)?\.?(?:{'|'.join(_MONTH_WORDS)})(?![a-z])",
+        r"\s*(?:分钟|秒|小时|个交易日|交易日|天|周|个月|年期|日均|日涨跌幅|指数|etf)",
+        r"[-\s]?(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|yr)(?![a-z])",
+        r"\.[a-z]",  # 600519.SH, 105.AAPL
+        r"[a-z]{2,}",  # 52wk-style glued words
+        rf"\s*(?:{'|'.join(_CCY_WORDS)})\s*(?:对|兑|=|可兑换|折合|兑换)",  # 1美元兑…
+    ]),
+    re.IGNORECASE,
+)
+_CODE_CLOSE = re.compile(r"(?:\.[A-Za-z]+)?\s*[)）]")
+_LIST_CLOSE = re.compile(r"\s*[.、)）](?!\d)")
+_YYYYMMDD = re.compile(r"(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])")
+_WINDOW = 24
 
-_NUMBER = re.compile(
-    r"(?P<sign>(?<![\d.])[-+](?=\s?[$¥€£]?\s?\d))?"
-    r"(?P<cur>us\$|hk\$|[$¥€£])?\s?"
-    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+
+def _not_a_value(text: str, start: int, end: int, raw: str) -> bool:
+    """True when the digit run text[start:end] is part of a date, time, code, name or marker."""
+    if _RIGHT.match(text, end):
+        return True
+    left = text[max(0, start - _WINDOW):start][::-1]
+    if left:
+        m = _LEFT_REV.match(left)
+        if m:
+            # brackets only make a code of 4-6 digits that the closing bracket follows
+            if left.lstrip()[:1] in "(（":
+                return 4 <= len(raw) <= 6 and raw.isdigit() and bool(
+                    _CODE_CLOSE.match(text, end))
+            return True
+        if len(raw) == 4 and raw[:2] in ("19", "20") and _YEAR_LEFT_REV.match(left):
+            return True
+    if raw.isdigit():
+        n = len(raw)
+        if n == 8 and _YYYYMMDD.fullmatch(raw):
+            return True
+        if raw[0] == "0" and 5 <= n <= 6:
+            return True
+        if n <= 2:  # a list marker: only blanks or an opening bracket since the line start
+            line_start = text.rfind("\n", 0, start) + 1
+            head = text[line_start:start].strip()
+            if head in ("", "(", "（") and _LIST_CLOSE.match(text, end):
+                return True
+    return False
+
+
+_DIGITS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
+_SUFFIX = re.compile(
     r"(?P<mag>\s?(?:万亿|亿|万|千|百万|trillion|billion|million|thousand|bn|tn|mn)"
     r"|(?:[kmb])(?![a-z]))?"
     r"(?P<pct>\s?(?:%|个百分点|percentage points?|percent|pct|bps|bp|基点|pips?)(?![a-z]))?",
     re.IGNORECASE,
 )
+_CURRENCY_SIGNS = frozenset("$¥€£")
+_QUANTA = [Decimal(1).scaleb(-n) for n in range(40)]
 
 _MAGNITUDES = {
     "万亿": Decimal(10) ** 12, "亿": Decimal(10) ** 8, "万": Decimal(10) ** 4,
@@ -111,42 +153,63 @@ class Mention:
     unit: str  # "bp" / "pp" / "" — points-style units the rubric does not convert
 
 
-def _mask(text: str) -> bytearray:
-    mask = bytearray(len(text))
-    for m in _NOT_VALUES.finditer(text):
-        mask[m.start():m.end()] = b"\x01" * (m.end() - m.start())
-    return mask
+def _prefix(text: str, ns: int) -> tuple[int, bool]:
+    """Look back from the digits over a currency sign ("$", "HK$ ", "¥"):
+    (where the mention starts, whether it had one)."""
+    k = ns
+    if k > 0 and text[k - 1] == " ":
+        k -= 1
+    cur = False
+    if k > 0 and text[k - 1] in _CURRENCY_SIGNS:
+        cur = True
+        k -= 1
+        if k >= 2 and text[k - 2:k].lower() in ("us", "hk"):
+            k -= 2
+        if k > 0 and text[k - 1] == " ":
+            k -= 1
+    return k, cur
 
 
 def read_numbers(text: str) -> list[Mention]:
     """Every value in `text` (already normalised), in order, with dates and codes skipped."""
-    if not any(ch.isdigit() for ch in text):
-        return []
-    mask = _mask(text)
     out: list[Mention] = []
-    for m in _NUMBER.finditer(text):
-        ns, ne = m.span("num")
-        if mask[ns] or mask[ne - 1]:
+    for m in _DIGITS.finditer(text):
+        ns, ne = m.span()
+        if _not_a_value(text, ns, ne, m.group(0)):
             continue
+        start, cur = _prefix(text, ns)
         # Digits glued to letters on either side are part of an identifier ("A50", "3M").
         before = text[ns - 1] if ns > 0 else ""
-        if before.isascii() and before.isalpha() and not m.group("cur"):
+        if before.isascii() and before.isalpha() and not cur:
             continue
-        raw = m.group("num").replace(",", "")
+        sign = ""
+        if start > 0 and text[start - 1] in "+-":
+            pre = text[start - 2] if start >= 2 else ""
+            if not (pre.isdigit() or pre == "."):
+                sign = text[start - 1]
+                start -= 1
+        raw = m.group(0)
+        if "," in raw:
+            raw = raw.replace(",", "")
+        dot = raw.find(".")
+        quantum = _QUANTA[len(raw) - dot - 1] if dot >= 0 else ONE
         value = Decimal(raw)
-        quantum = quantum_of(value)
-        mag = (m.group("mag") or "").strip().lower()
+        end = ne
+        suffix = _SUFFIX.match(text, ne)
+        mag = pct_text = ""
+        if suffix is not None and suffix.end() > ne:
+            end = suffix.end()
+            mag = (suffix.group("mag") or "").strip().lower()
+            pct_text = (suffix.group("pct") or "").strip().lower()
         if mag:
             factor = _MAGNITUDES[mag]
             value *= factor
             quantum *= factor
-        pct_text = (m.group("pct") or "").strip().lower()
         percent = pct_text in {"%", "percent", "pct"}
         unit = "" if not pct_text or percent else ("pp" if "百分点" in pct_text
                                                    or "point" in pct_text else "bp")
-        sign = m.group("sign")
         if sign == "-":
             value = -value
-        out.append(Mention(m.start(), m.end(), text[m.start():m.end()].strip(), value,
-                           quantum if quantum > 0 else ONE, percent, sign is not None, unit))
+        out.append(Mention(start, end, text[start:end].strip(), value, quantum, percent,
+                           bool(sign), unit))
     return out

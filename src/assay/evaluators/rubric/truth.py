@@ -25,8 +25,12 @@ class TruthError(ValueError):
 @dataclass(frozen=True, slots=True)
 class TruthValue:
     value: Decimal
-    quantum: Decimal
     key: str  # the source's own name for it, e.g. RT_LAST or 最新价
+
+    @property
+    def quantum(self) -> Decimal:
+        # computed on use: a snapshot has many values and a rule looks at one or two
+        return quantum_of(self.value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +54,8 @@ class Truth:
 
 
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
+# One decoder, built once: json.loads(..., parse_float=Decimal) builds a new one per call.
+_DECODER = json.JSONDecoder(parse_float=Decimal)
 
 
 def _loads(text: str) -> tuple[Any, tuple[str, ...]]:
@@ -57,7 +63,7 @@ def _loads(text: str) -> tuple[Any, tuple[str, ...]]:
     examples (a trailing comma; a bare `"CODE": {...}` member without braces) are applied and
     recorded; anything else that is not JSON is an error."""
     try:
-        return json.loads(text, parse_float=Decimal), ()
+        return _DECODER.decode(text), ()
     except ValueError as first:
         candidates: list[tuple[str, tuple[str, ...]]] = []
         fixed = _TRAILING_COMMA.sub(r"\1", text)
@@ -69,7 +75,7 @@ def _loads(text: str) -> tuple[Any, tuple[str, ...]]:
                                + (("removed trailing comma",) if fixed != text else ())))
         for candidate, repairs in candidates:
             try:
-                return json.loads(candidate, parse_float=Decimal), repairs
+                return _DECODER.decode(candidate), repairs
             except ValueError:
                 continue
         raise TruthError(f"ground_truth is not valid JSON: {first}") from None
@@ -142,5 +148,5 @@ def parse_truth(raw: Any) -> Truth:
         number = _number(val)
         if number is None:
             continue
-        values[field_name] = TruthValue(number, quantum_of(number), str(key))
+        values[field_name] = TruthValue(number, str(key))
     return Truth(values, instrument, meta, repairs)

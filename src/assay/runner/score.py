@@ -23,6 +23,7 @@ from assay.report.summary import Summary
 from assay.store import repo
 from assay.store.db import RawJSON
 
+from .gc_tuning import long_lived_data_frozen
 from .manifest import build_manifest
 from .stop import deferred_interrupt
 
@@ -105,7 +106,7 @@ def score_dataset(engine: Engine, dataset: Dataset, evaluators: Sequence[Evaluat
 
     stamp = repo.now()
     try:
-        with deferred_interrupt() as stop:
+        with deferred_interrupt() as stop, long_lived_data_frozen():
             for item in dataset.items:
                 if stop.requested:
                     break

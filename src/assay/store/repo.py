@@ -31,7 +31,7 @@ def save_dataset(engine: Engine, *, version: str, name: str, path: str, fmt: str
                                          "format": fmt, "n_items": len(rows),
                                          "created_at": now()}])
         for start in range(0, len(rows), _ITEM_BATCH):
-            conn.execute(insert(items), [
+            _insert(conn, items, [
                 {"dataset_id": version, "item_id": it.id, "line": it.line, "fields": it.fields}
                 for it in rows[start:start + _ITEM_BATCH]])
     return True
@@ -57,12 +57,17 @@ def write_batch(engine: Engine, answer_rows: Iterable[dict[str, Any]],
     a, r = list(answer_rows), list(result_rows)
     with engine.begin() as conn:
         for table, rows in ((answers, a), (results, r)):
-            if not rows:
-                continue
-            if fast and conn.dialect.name == "sqlite":
-                _executemany_sqlite(conn, table, rows)
-            else:
-                conn.execute(insert(table), rows)
+            _insert(conn, table, rows, fast=fast)
+
+
+def _insert(conn: Connection, table: Table, rows: list[dict[str, Any]], *,
+            fast: bool = True) -> None:
+    if not rows:
+        return
+    if fast and conn.dialect.name == "sqlite":
+        _executemany_sqlite(conn, table, rows)
+    else:
+        conn.execute(insert(table), rows)
 
 
 def _executemany_sqlite(conn: Connection, table: Table, rows: list[dict[str, Any]]) -> None:

@@ -85,9 +85,10 @@ def bind(answer: str, required: tuple[str, ...] = ()) -> list[Bound]:
     if not mentions:
         return []
     lowered = text.lower()
-    words = [_Word(m.start(), m.end(), m.group(0), F.ANSWER_OWNER[m.group(0).lower()])
+    owner = F.ANSWER_OWNER
+    words = [_Word(m.start(), m.end(), m.group(0), owner[m.group(0)])
              for m in F.ANSWER_RE.finditer(lowered)]
-    quals = [(q.start(), F.QUALIFIERS[q.group(0).lower()]) for q in F.QUALIFIER_RE.finditer(lowered)]
+    quals = [(q.start(), F.QUALIFIERS[q.group(0)]) for q in F.QUALIFIER_RE.finditer(lowered)]
     # Words that overlap a number (e.g. "m" of "3M") are not field words.
     in_number = bytearray(len(text))
     for m in mentions:

@@ -96,8 +96,8 @@ def parse_rule(text: str) -> Rule:
 def required_fields(text: str) -> tuple[str, ...]:
     found: list[str] = []
     last_named = False  # `last` named by a word other than an instrument-name word
-    for m in F.REQUIRED_RE.finditer(text):
-        word = m.group(0).lower()
+    for m in F.REQUIRED_RE.finditer(text.lower()):
+        word = m.group(0)
         field = F.REQUIRED_OWNER[word]
         if field == F.LAST and word not in F.NAME_LIKE:
             last_named = True

@@ -19,13 +19,17 @@ _FULLWIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F) if c not in (0xFF0C,)
 _FULLWIDTH.update({0x2212: ord("-"), 0x2013: ord("-"), 0x3000: ord(" ")})
 
 
+_NEEDS_TRANSLATION = re.compile("[\uff01-\uff5e\u2212\u2013\u3000]")
 _FW_THOUSANDS = re.compile(r"(?<=\d)，(?=\d{3}(?!\d))")
 
 
 def normalise(text: str) -> str:
     """Full-width to ASCII; a full-width comma between digit groups ("１，４５６") is a
     thousands separator there and becomes ",". Length is preserved."""
-    return _FW_THOUSANDS.sub(",", text.translate(_FULLWIDTH))
+    if _NEEDS_TRANSLATION.search(text) is None:
+        return text
+    text = text.translate(_FULLWIDTH)
+    return _FW_THOUSANDS.sub(",", text) if "，" in text else text
 
 
 # What makes a digit run "not a value" is visible right next to it: "年/月/日" or ":" after it,

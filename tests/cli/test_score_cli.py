@@ -140,3 +140,32 @@ def test_interrupted_score_keeps_finished_results(tmp_path: Path) -> None:
     assert 4000 <= stored < len(big)
     assert json.loads(summary)["items_done"] == stored
     assert len(out.read_text(encoding="utf-8").splitlines()) == stored
+
+
+def test_an_evaluator_crash_costs_one_item_not_the_run(tmp_path: Path) -> None:
+    from assay.core.types import Answer, Item, Score
+    from assay.datasets.loader import load_dataset
+    from assay.runner.score import score_dataset
+    from assay.store.db import open_engine
+
+    class Flaky:
+        name = "flaky"
+        requires: tuple[str, ...] = ()
+        version = "1"
+
+        def evaluate(self, item: Item, answer: Answer) -> Score:
+            if item.id == "b":
+                raise ZeroDivisionError("division by zero")
+            from assay.core.types import ScoreStatus
+            return Score(1.0, ScoreStatus.SCORED, "ok", "flaky", "1")
+
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"id": "a", "response": "x"}\n{"id": "b", "response": "y"}\n',
+                    encoding="utf-8")
+    ds = load_dataset(data, id_field="id")
+    run = score_dataset(open_engine(f"sqlite:///{tmp_path / 'a.db'}"), ds, [Flaky()],
+                        lambda it: Answer(it.fields["response"]), keep_records=True)
+    assert run.status == "finished"
+    assert [(r["item_id"], r["status"], r["reason"]) for r in run.records] == [
+        ("a", "scored", "ok"),
+        ("b", "error", "evaluator failed: ZeroDivisionError: division by zero")]

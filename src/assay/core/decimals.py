@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_UP, Context, Decimal, InvalidOperation
 
 ONE = Decimal(1)
+# Wide enough that no quote, market value or volume (nor a wild ground-truth value) overflows;
+# the default context's 28 digits made quantize() raise on 1e28.
+WIDE = Context(prec=100, Emax=MAX_EMAX, Emin=MIN_EMIN)
 
 
 def quantum_of(value: Decimal) -> Decimal:
@@ -19,8 +22,12 @@ def round_half_up(value: Decimal, quantum: Decimal) -> Decimal:
     """Round to a multiple of `quantum` (a power of ten, possibly scaled by 万/亿) half-up."""
     if quantum <= 0:
         return value
-    steps = (value / quantum).quantize(ONE, rounding=ROUND_HALF_UP)
-    return steps * quantum
+    ctx = WIDE
+    digits = value.adjusted() - quantum.adjusted() + 3
+    if digits > ctx.prec:  # only absurd inputs get here; size the context to them
+        ctx = Context(prec=digits + 3, Emax=MAX_EMAX, Emin=MIN_EMIN)
+    steps = ctx.divide(value, quantum).quantize(ONE, rounding=ROUND_HALF_UP, context=ctx)
+    return ctx.multiply(steps, quantum)
 
 
 def to_decimal(text: str) -> Decimal | None:

@@ -53,7 +53,10 @@ def _evaluate(ev: Evaluator, item: Item, answer: Answer | None) -> Score:
     if lacking:
         return _missing(ev, f"item has no field {', '.join(repr(n) for n in lacking)} "
                         f"(line {item.line})")
-    return ev.evaluate(item, answer)
+    try:
+        return ev.evaluate(item, answer)
+    except Exception as exc:  # an evaluator bug must cost one item, not the run
+        return _missing(ev, f"evaluator failed: {type(exc).__name__}: {exc}")
 
 
 def score_dataset(engine: Engine, dataset: Dataset, evaluators: Sequence[Evaluator],

@@ -11,8 +11,6 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from assay.core.decimals import ONE
-
 # Full-width digits and signs to ASCII, one character for one, so spans stay valid in the
 # original text. The full-width comma stays: in Chinese it separates clauses, never thousands.
 _FULLWIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F) if c not in (0xFF0C,)}
@@ -196,7 +194,8 @@ def read_numbers(text: str) -> list[Mention]:
         if "," in raw:
             raw = raw.replace(",", "")
         dot = raw.find(".")
-        quantum = _QUANTA[len(raw) - dot - 1] if dot >= 0 else ONE
+        places = len(raw) - dot - 1 if dot >= 0 else 0
+        quantum = _QUANTA[places] if places < len(_QUANTA) else Decimal(1).scaleb(-places)
         value = Decimal(raw)
         end = ne
         suffix = _SUFFIX.match(text, ne)

@@ -19,8 +19,10 @@ answer_text = st.lists(st.one_of(st.sampled_from(PIECES), st.decimals(
     min_value=-10**7, max_value=10**7, allow_nan=False, allow_infinity=False).map(str),
     st.text(max_size=5)), max_size=25).map("".join)
 rubric_text = st.sampled_from([
-    "必答点：最新价\n精度要求：仅允许四舍五入误差", "必答点：开盘价、最高价\n精度要求：答案落在最高价最低价区间即可",
-    "必答点：涨跌幅\n精度要求：允许误差范围绝对数值±0.01%", "必答点：最新价\n精度要求：允许误差范围绝对数值±1%",
+    "必答点：最新价\n精度要求：仅允许四舍五入误差",
+    "必答点：开盘价、最高价\n精度要求：答案落在最高价最低价区间即可",
+    "必答点：涨跌幅\n精度要求：允许误差范围绝对数值±0.01%",
+    "必答点：最新价\n精度要求：允许误差范围绝对数值±1%",
     "Required Content: latest price\nAccuracy Requirements: Expand the high-low price range by an "
     "absolute value of 2", "必答点：\n精度要求：", "", "必答点：最新价"])
 truth_value = st.one_of(st.decimals(allow_nan=False, allow_infinity=False, places=3).map(str),

@@ -236,3 +236,32 @@ def test_evidence_ties_span_to_field_and_interval() -> None:
     assert v["compared"] == "最新价 rounded to 0.1"
     assert ev["rule"] == {"kind": "rounding", "text": "仅允许四舍五入误差"}
     assert ev["truth"]["values"]["last"] == {"value": "1455.0", "key": "最新价"}
+
+
+# --- values for earlier days ---------------------------------------------------------------
+
+FX_TRUTH = json.dumps({"currency_pair": "USD/CNY", "exchange_rate": "7.1871",
+                       "exchange_rate_hi": "7.1934", "exchange_rate_lo": "7.1855"})
+FX_RULE = "答案落在最高价最低价区间即可"
+FX_REQ = "美元兑人民币最新在岸汇率"
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    # the current value is right; an earlier day's value is extra information
+    ("10月17日在岸汇率收报7.1900；10月15日在岸汇率为7.1200。", 1),
+    ("在岸汇率最新报7.1900。前几天（10月15日）在岸汇率为7.1200。", 1),
+    ("收盘价为7.1200（10月15日），最新价7.1900（10月17日）。", 1),
+    ("On October 17 the onshore rate was 7.1900; on October 15 it was 7.1200.", 1),
+    # a value given only with a date is the answer, judged on its number
+    ("10月15日在岸汇率为7.1900。", 1),
+    ("10月15日在岸汇率为7.1200。", 0),
+    # the latest day's values must all hold
+    ("10月17日在岸汇率7.1900，另一来源显示10月17日在岸汇率7.2100。", 0),
+    # the earlier day's value does not rescue a wrong current value
+    ("10月17日在岸汇率7.2100；10月15日在岸汇率为7.1900。", 0),
+])
+def test_earlier_days_values_are_not_penalised(answer: str, expected: int) -> None:
+    value, status, ev, _ = run(answer, FX_REQ, FX_RULE, FX_TRUTH, "在岸汇率")
+    assert (value, status) == (expected, ScoreStatus.SCORED)
+    if expected == 1 and "7.12" in answer:
+        assert [i["text"] for i in ev["ignored"] if "why" in i] == ["7.1200"]

@@ -9,14 +9,18 @@ A value belongs to the nearest field word before it in the same clause ("开盘�
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from . import fields as F
+from .dates import Day, find_dates
 from .numbers import Mention, normalise, read_numbers
 
 _CLAUSE_END = re.compile(r"[，,、；;。！？!?\n]|\.(?=\s|$)|\s[-–—]\s")
 _SCOPE_END = re.compile(r"[；;。！？!?\n]|\.(?=\s|$)")
+# Words that put a value in the past. Comparisons ("较前一交易日下跌") are not among them.
+_EARLIER = re.compile(r"前几天|前几日|几天前|此前|之前|上周|earlier|previously|days? ago|last week",
+                      re.IGNORECASE)
 _RESPECTIVELY = re.compile(r"分别|respectively", re.IGNORECASE)
 
 
@@ -28,6 +32,8 @@ class Bound:
     mention: Mention
     value: Decimal  # signed: direction words applied
     via: str  # the field word, or "fallback" / "respectively"
+    day: Day | None = None  # the date its clause or sentence gives it, if any
+    earlier: bool = False  # its sentence says it is from before ("前几天", "earlier")
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +122,32 @@ def bind(answer: str, required: tuple[str, ...] = ()) -> list[Bound]:
                 if cs <= qpos < mention.start:
                     field = qfield
         out.append(_finish(field, mention, word, words, (cs, mention.start), word.text))
+    return _with_days(text, out, in_number)
+
+
+def _with_days(text: str, bound: list[Bound], in_number: bytearray) -> list[Bound]:
+    """Give each value its date: the date in its own clause ("7.12（10月15日）"), else the last
+    one before it in its sentence, else the first after; and flag values said to be earlier."""
+    dates = find_dates(text)
+    markers = [m.start() for m in _EARLIER.finditer(text)]
+    if not dates and not markers:
+        return bound
+    clauses = _boundaries(text, _CLAUSE_END, in_number)
+    sentences = _boundaries(text, _SCOPE_END, in_number)
+    out = []
+    for b in bound:
+        start, end = b.mention.start, b.mention.end
+        cs, ce = _segment(start, clauses, len(text))
+        ss, se = _segment(start, sentences, len(text))
+        day = None
+        for lo, hi in ((cs, ce), (ss, se)):
+            before = [d for pos, d in dates if lo <= pos < start]
+            after = [d for pos, d in dates if end <= pos < hi]
+            if before or after:
+                day = before[-1] if before else after[0]
+                break
+        earlier = any(ss <= pos < start for pos in markers)
+        out.append(replace(b, day=day, earlier=earlier) if day or earlier else b)
     return out
 
 

@@ -18,7 +18,7 @@ from assay.core.decimals import plain
 from assay.core.types import Answer, Item, Score, ScoreStatus
 
 from . import fields as F
-from .binding import bind
+from .binding import Bound, bind
 from .checks import MissingTruth, RuleNotApplicable, check, truth_for
 from .criteria import Criteria, RubricError, parse_criteria
 from .truth import Truth, TruthError, parse_truth
@@ -40,6 +40,32 @@ def version() -> str:
 def _lang(item: Item) -> str:
     sample = f"{item.get('prompt') or ''}{item.get('response_reference') or ''}"
     return "zh" if _CJK.search(sample) else "en"
+
+
+def _latest_only(values: list[Bound]) -> tuple[list[Bound], list[Bound]]:
+    """Per field: when its values carry different dates, the ones for earlier days are history
+    the answer adds, not its answer (the judge: earlier days' values are not penalised)."""
+    keep: list[Bound] = []
+    earlier: list[Bound] = []
+    by_field: dict[str, list[Bound]] = {}
+    for b in values:
+        by_field.setdefault(b.field, []).append(b)
+    latest = {f: max((b.day for b in bs if b.day), default=None) for f, bs in by_field.items()}
+
+    def is_earlier(b: Bound) -> bool:
+        last = latest[b.field]
+        return b.earlier or bool(b.day and last and b.day < last)
+
+    for bs in by_field.values():
+        # history is set aside only beside a current value: alone, a dated value is the answer
+        current = [b for b in bs if not is_earlier(b)]
+        if current:
+            keep.extend(current)
+            earlier.extend(b for b in bs if is_earlier(b))
+        else:
+            keep.extend(bs)
+    keep.sort(key=lambda b: b.mention.start)
+    return keep, earlier
 
 
 class FinanceRubric:
@@ -94,10 +120,12 @@ class FinanceRubric:
         if criteria.aliases:
             alias = dict(criteria.aliases)
             bound = [replace(b, field=alias.get(b.field, b.field)) for b in bound]
-        values = [b for b in bound if b.field in criteria.required]
+        values, earlier = _latest_only([b for b in bound if b.field in criteria.required])
         evidence["ignored"] = [
             {"field": b.field, "text": b.mention.text, "span": [b.mention.start, b.mention.end]}
-            for b in bound if b.field not in criteria.required]
+            for b in bound if b.field not in criteria.required] + [
+            {"field": b.field, "text": b.mention.text, "span": [b.mention.start, b.mention.end],
+             "why": "an earlier day than the answer's latest value"} for b in earlier]
         missing = [f for f in criteria.required if not any(b.field == f for b in values)]
         if missing:
             names = "、".join(F.display(f, lang) for f in missing) if zh else ", ".join(

@@ -39,9 +39,42 @@ def en_exp(x: str) -> str:
     return f"Expand the high-low price range by an absolute value of {x}"
 
 
-def load(table: str, key: str) -> dict[str, dict[str, str]]:
+USED: dict[str, set[str]] = {}  # table → keys of the rows the questions use
+HEADERS: dict[str, list[str]] = {}
+
+
+class Table(dict[str, dict[str, str]]):
+    """A snapshot table that remembers which rows were looked up, so only those are copied."""
+
+    def __init__(self, name: str, rows: dict[str, dict[str, str]]) -> None:
+        super().__init__(rows)
+        self.name = name
+
+    def __getitem__(self, key: str) -> dict[str, str]:
+        USED.setdefault(self.name, set()).add(key)
+        return super().__getitem__(key)
+
+
+def load(table: str, key: str) -> Table:
     with (SNAP / f"{table}_{STAMP}.csv").open(encoding="utf-8") as fh:
-        return {row[key]: row for row in csv.DictReader(fh)}
+        reader = csv.DictReader(fh)
+        HEADERS[table] = list(reader.fieldnames or [])
+        return Table(table, {row[key]: row for row in reader})
+
+
+def write_snapshot_subsets() -> None:
+    """Copy only the snapshot rows the sample uses, as the data's licence note asks."""
+    out_dir = ROOT / "data" / "market_snapshots"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tables = {"cn_stock": CN, "hk_stock": HK, "us_stock": US, "cn_index": CNI,
+              "h_index": HI, "global_idx": GI, "fx": FX}
+    for name, table in tables.items():
+        keys = USED.get(name, set())
+        with (out_dir / f"{name}_{STAMP}.csv").open("w", encoding="utf-8", newline="") as fh:
+            writer = csv.DictWriter(fh, fieldnames=HEADERS[name])
+            writer.writeheader()
+            for key in sorted(keys):
+                writer.writerow(dict.__getitem__(table, key))
 
 
 def akshare(row: dict[str, str], cols: list[str]) -> str:
@@ -344,4 +377,6 @@ if __name__ == "__main__":
     items = build()
     out = ROOT / "finsearch_t1_sample.json"
     out.write_text(json.dumps(items, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    print(f"{len(items)} items from {len(Q)} questions → {out}")
+    write_snapshot_subsets()
+    print(f"{len(items)} items from {len(Q)} questions → {out}; "
+          f"{sum(map(len, USED.values()))} snapshot rows → examples/data/market_snapshots/")

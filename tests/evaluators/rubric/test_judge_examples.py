@@ -82,3 +82,25 @@ def test_sample_covers_markets_languages_and_rules() -> None:
     assert {i["tags"] for i in SAMPLE_ITEMS} >= {"Stock", "Index", "汇率"}
     kinds = {i["answer_kind"] for i in SAMPLE_ITEMS}
     assert kinds >= {"right", "rounded", "stale", "wrong_field", "contradictory", "empty"}
+
+
+def test_sample_truth_is_the_copied_snapshot_rows() -> None:
+    import csv
+
+    folder = SAMPLE.parent / "data" / "market_snapshots"
+    rows: dict[str, dict[str, str]] = {}
+    for path in folder.glob("*_20251017T103505Z.csv"):
+        with path.open(encoding="utf-8") as fh:
+            for row in csv.DictReader(fh):
+                rows[row["代码"]] = row
+    checked = 0
+    for item in SAMPLE_ITEMS:
+        try:
+            truth = json.loads(item["ground_truth"])
+        except ValueError:
+            continue
+        if "代码" in truth:  # AKShare-shaped: every value is the snapshot's, unchanged
+            row = rows[truth["代码"]]
+            assert {k: row[k] for k in truth} == truth, item["prompt_id"]
+            checked += 1
+    assert checked >= 60

@@ -83,3 +83,14 @@ def test_tickers_index_names_and_list_markers_are_not_values() -> None:
 def test_unit_quote_is_not_a_value() -> None:
     text = normalise("中间价为1美元对人民币7.1729元")
     assert [str(m.value) for m in read_numbers(text)] == ["7.1729"]
+
+
+@given(values, st.sampled_from(["", "$", "$ ", "HK$", "US$ ", "¥"]), st.sampled_from(["", "-", "+",
+                                                                                      "- "]))
+def test_spans_cover_exactly_the_value(d: Decimal, cur: str, sign: str) -> None:
+    body = f"{sign}{cur}{d}"
+    text = f"price is {body} today"
+    (m,) = read_numbers(normalise(text))
+    assert text[m.start:m.end] == body
+    assert m.value == (-d if sign.startswith("-") else d)
+    assert m.signed == bool(sign)

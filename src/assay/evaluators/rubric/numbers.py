@@ -1,8 +1,9 @@
 """Reading the numbers an answer states, and only those.
 
 Dates, times, tickers, index names ("S&P 500"), list markers and unit quotes ("1美元兑…") are
-numbers in the text but not values; they are masked before values are read. A value keeps the
-place of its last written digit (its quantum) because the rubric's rounding rule depends on it.
+numbers in the text but not values; each digit run is judged by what stands right next to it.
+A value keeps the place of its last written digit (its quantum) because the rubric's rounding
+rule depends on it.
 """
 
 from __future__ import annotations
@@ -155,21 +156,27 @@ class Mention:
     unit: str  # "bp" / "pp" / "" — points-style units the rubric does not convert
 
 
-def _prefix(text: str, ns: int) -> tuple[int, bool]:
-    """Look back from the digits over a currency sign ("$", "HK$ ", "¥"):
-    (where the mention starts, whether it had one)."""
-    k = ns
-    if k > 0 and text[k - 1] == " ":
-        k -= 1
+def _skip_blank(text: str, k: int) -> int:
+    return k - 1 if k > 0 and text[k - 1] == " " else k
+
+
+def _prefix(text: str, ns: int) -> tuple[int, bool, str]:
+    """Look back from the digits over a currency sign ("$", "HK$ ", "¥") and a +/- sign, each
+    possibly followed by one blank: (where the mention starts, had a currency, the sign)."""
+    start = ns
     cur = False
+    k = _skip_blank(text, start)
     if k > 0 and text[k - 1] in _CURRENCY_SIGNS:
         cur = True
-        k -= 1
-        if k >= 2 and text[k - 2:k].lower() in ("us", "hk"):
-            k -= 2
-        if k > 0 and text[k - 1] == " ":
-            k -= 1
-    return k, cur
+        start = k - 1
+        if start >= 2 and text[start - 2:start].lower() in ("us", "hk"):
+            start -= 2
+    k = _skip_blank(text, start)
+    if k > 0 and text[k - 1] in "+-":
+        pre = text[k - 2] if k >= 2 else ""
+        if not (pre.isdigit() or pre == "."):  # "7.18-7.19" is a range, not a sign
+            return k - 1, cur, text[k - 1]
+    return start, cur, ""
 
 
 def read_numbers(text: str) -> list[Mention]:
@@ -179,17 +186,11 @@ def read_numbers(text: str) -> list[Mention]:
         ns, ne = m.span()
         if _not_a_value(text, ns, ne, m.group(0)):
             continue
-        start, cur = _prefix(text, ns)
+        start, cur, sign = _prefix(text, ns)
         # Digits glued to letters on either side are part of an identifier ("A50", "3M").
         before = text[ns - 1] if ns > 0 else ""
         if before.isascii() and before.isalpha() and not cur:
             continue
-        sign = ""
-        if start > 0 and text[start - 1] in "+-":
-            pre = text[start - 2] if start >= 2 else ""
-            if not (pre.isdigit() or pre == "."):
-                sign = text[start - 1]
-                start -= 1
         raw = m.group(0)
         if "," in raw:
             raw = raw.replace(",", "")

@@ -87,6 +87,14 @@ def test_usage_and_data_errors_are_one_line_with_exit_codes(tmp_path: Path) -> N
     assert r.returncode == 2
     assert "unknown evaluator 'finance-rubrik'; did you mean finance-rubric?" in r.stderr
 
+    r = assay("score", str(SAMPLE), "-e", "finance-rubric", "-e", "finance-rubric", cwd=tmp_path)
+    assert r.returncode == 2
+    assert r.stderr.strip() == "error: evaluator given more than once: finance-rubric"
+
+    r = assay("score", str(SAMPLE), "--out", str(tmp_path), cwd=tmp_path)
+    assert r.returncode == 2
+    assert r.stderr.strip() == f"error: cannot write --out {tmp_path}: Is a directory"
+
     noanswer = tmp_path / "n.jsonl"
     noanswer.write_text('{"prompt": "p", "response_reference": "r", "ground_truth": "{}"}\n',
                         encoding="utf-8")

@@ -89,6 +89,9 @@ def main() -> None:
     except KeyboardInterrupt:
         typer.secho("interrupted: finished results are kept in the store", err=True)
         sys.exit(130)
+    except OSError as exc:  # a file the library did not anticipate: still one line
+        typer.secho(f"error: {exc}", err=True, fg=typer.colors.RED)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -65,6 +65,10 @@ def score_dataset(engine: Engine, dataset: Dataset, evaluators: Sequence[Evaluat
                   answer_source: str = "field:response", group_by: str = "label") -> ScoreRun:
     if not evaluators:
         raise ConfigError("no evaluator given")
+    names = [ev.name for ev in evaluators]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ConfigError(f"evaluator given more than once: {', '.join(twice)}")
     for ev in evaluators:
         for name in ev.requires:
             # Absent from every item is a mapping mistake: stop with one line. Absent from some
@@ -74,8 +78,14 @@ def score_dataset(engine: Engine, dataset: Dataset, evaluators: Sequence[Evaluat
                 raise DataError(f"missing required field (needed by {ev.name}; map a column "
                                 f"with --field {name}=COLUMN)", path=dataset.path,
                                 line=first.line, field=name)
-    repo.save_dataset(engine, version=dataset.version, name=dataset.name, path=dataset.path,
-                      fmt=dataset.format, rows=dataset.items)
+    sink: IO[bytes] | None = None
+    if out is not None:
+        # Opened before the run is recorded, so a bad path stops here with nothing half-done.
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            sink = out.open("wb")
+        except OSError as exc:
+            raise ConfigError(f"cannot write --out {out}: {exc.strerror or exc}") from None
     run_id = "s-" + uuid.uuid4().hex[:12]
     manifest = build_manifest(
         kind="score", dataset={"path": dataset.path, "version": dataset.version,
@@ -83,13 +93,16 @@ def score_dataset(engine: Engine, dataset: Dataset, evaluators: Sequence[Evaluat
         evaluators=[{"name": ev.name, "version": ev.version} for ev in evaluators],
         answers=answer_source,
     )
-    repo.create_run(engine, run_id=run_id, kind="score", dataset_id=dataset.version,
-                    manifest=manifest)
+    try:
+        repo.save_dataset(engine, version=dataset.version, name=dataset.name,
+                          path=dataset.path, fmt=dataset.format, rows=dataset.items)
+        repo.create_run(engine, run_id=run_id, kind="score", dataset_id=dataset.version,
+                        manifest=manifest)
+    except BaseException:
+        if sink is not None:
+            sink.close()
+        raise
     run = ScoreRun(run_id, dataset, [ev.name for ev in evaluators])
-    sink: IO[bytes] | None = None
-    if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        sink = out.open("wb")
     answer_rows: list[dict[str, Any]] = []
     result_rows: list[dict[str, Any]] = []
     lines: list[bytes] = []

@@ -122,12 +122,19 @@ def bind(answer: str, required: tuple[str, ...] = ()) -> list[Bound]:
                 if cs <= qpos < mention.start:
                     field = qfield
         out.append(_finish(field, mention, word, words, (cs, mention.start), word.text))
-    return _with_days(text, out, in_number)
+    return out
 
 
-def _with_days(text: str, bound: list[Bound], in_number: bytearray) -> list[Bound]:
+def with_days(answer: str, bound: list[Bound]) -> list[Bound]:
     """Give each value its date: the date in its own clause ("7.12（10月15日）"), else the last
-    one before it in its sentence, else the first after; and flag values said to be earlier."""
+    one before it in its sentence, else the first after; and flag values said to be earlier.
+
+    Separate from `bind` because only a field with several values needs it, and reading dates
+    on every answer cost more than the rest of the binding."""
+    text = normalise(answer)
+    in_number = bytearray(len(text))
+    for b in bound:
+        in_number[b.mention.start:b.mention.end] = b"\x01" * (b.mention.end - b.mention.start)
     dates = find_dates(text)
     markers = [m.start() for m in _EARLIER.finditer(text)]
     if not dates and not markers:

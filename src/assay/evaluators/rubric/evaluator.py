@@ -18,7 +18,7 @@ from assay.core.decimals import plain
 from assay.core.types import Answer, Item, Score, ScoreStatus
 
 from . import fields as F
-from .binding import Bound, bind
+from .binding import Bound, bind, with_days
 from .checks import MissingTruth, RuleNotApplicable, check, truth_for
 from .criteria import Criteria, RubricError, parse_criteria
 from .truth import Truth, TruthError, parse_truth
@@ -120,7 +120,10 @@ class FinanceRubric:
         if criteria.aliases:
             alias = dict(criteria.aliases)
             bound = [replace(b, field=alias.get(b.field, b.field)) for b in bound]
-        values, earlier = _latest_only([b for b in bound if b.field in criteria.required])
+        values = [b for b in bound if b.field in criteria.required]
+        earlier: list[Bound] = []
+        if len({b.field for b in values}) < len(values):  # some field has several values
+            values, earlier = _latest_only(with_days(text, values))
         evidence["ignored"] = [
             {"field": b.field, "text": b.mention.text, "span": [b.mention.start, b.mention.end]}
             for b in bound if b.field not in criteria.required] + [

@@ -70,14 +70,25 @@ def score(
     raise typer.Exit(code)
 
 
-@app.command("evaluators")
-def evaluators_list() -> None:
-    """List the evaluators Assay knows."""
-    from assay.evaluators import registry
+evaluators_app = typer.Typer(help="Evaluators and judge templates.", no_args_is_help=True)
+app.add_typer(evaluators_app, name="evaluators")
 
-    for name in registry.names():
-        ev = registry.get(name)
-        typer.echo(f"{name}\t{ev.version}")
+
+@evaluators_app.command("list")
+def evaluators_list() -> None:
+    """List code evaluators and judge templates (built-in and ./evaluators/)."""
+    from .evaluators_cmd import list_evaluators
+
+    list_evaluators()
+
+
+@evaluators_app.command("show")
+def evaluators_show(name: Annotated[str, typer.Argument(
+        help="Evaluator or template name, or a template file.")]) -> None:
+    """Show an evaluator: for a judge template, its messages, variables and score range."""
+    from .evaluators_cmd import show_evaluator
+
+    show_evaluator(name)
 
 
 def main() -> None:

@@ -1,0 +1,1 @@
+"""Models: the registry (config), the one OpenAI-compatible client, the response cache."""

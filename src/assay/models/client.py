@@ -1,0 +1,137 @@
+"""The one model client: the `openai` SDK's async client on its aiohttp transport (measured
+here: ~3.5 ms CPU per request vs ~5 ms with the default transport), one per endpoint.
+
+Retries are done here rather than by the SDK (its `max_retries` is 0) so every attempt can be
+recorded: 429, 5xx, timeouts, connection errors and malformed or truncated bodies are retried
+with exponential backoff and jitter, honouring Retry-After, up to `max_retries` times. Errors are
+returned as values (`Completion.error`), never cached, never turned into a score.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from assay.core.errors import ConfigError
+
+from .config import ModelConfig
+from .limiter import AdaptiveLimiter
+
+BACKOFF_BASE_S = 0.5
+BACKOFF_MAX_S = 20.0
+
+
+@dataclass
+class Completion:
+    text: str | None
+    usage: dict[str, int] = field(default_factory=dict)
+    latency_s: float = 0.0
+    attempts: list[dict[str, Any]] = field(default_factory=list)  # one per try: outcome, delay
+    error: str | None = None
+    cached: bool = False
+    raw: dict[str, Any] | None = None
+
+    @property
+    def retries(self) -> int:
+        return max(0, len(self.attempts) - 1)
+
+
+class ModelClient:
+    def __init__(self, cfg: ModelConfig, *, backoff_base_s: float = BACKOFF_BASE_S) -> None:
+        try:
+            from openai import AsyncOpenAI, DefaultAioHttpClient
+        except ImportError:  # pragma: no cover - a dependency of assay-eval
+            raise ConfigError("the openai package is missing: pip install 'openai[aiohttp]'") \
+                from None
+        self.cfg = cfg
+        self.backoff_base_s = backoff_base_s
+        self.limiter = AdaptiveLimiter(cfg.max_concurrency)
+        self._client = AsyncOpenAI(base_url=cfg.base_url, api_key=cfg.api_key(), max_retries=0,
+                                   timeout=cfg.timeout_s, http_client=DefaultAioHttpClient())
+
+    async def close(self) -> None:
+        await self._client.close()
+
+    async def __aenter__(self) -> ModelClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def chat(self, messages: list[dict[str, str]], params: dict[str, Any] | None = None,
+                   ) -> Completion:
+        import openai
+
+        call = {**self.cfg.params, **(params or {})}
+        attempts: list[dict[str, Any]] = []
+        start = time.perf_counter()
+        for attempt in range(self.cfg.max_retries + 1):
+            await self.limiter.acquire()
+            throttled = False
+            retry_after: float | None = None
+            try:
+                resp = await self._client.chat.completions.create(
+                    model=self.cfg.model, messages=messages, **call)  # type: ignore[arg-type]
+                text = _text_of(resp)
+                if text is None:
+                    outcome = "malformed: no message content"
+                else:
+                    attempts.append({"outcome": "ok"})
+                    usage = resp.usage.model_dump() if resp.usage else {}
+                    return Completion(text, {k: v for k, v in usage.items()
+                                             if isinstance(v, int)},
+                                      time.perf_counter() - start, attempts,
+                                      raw=resp.model_dump())
+            except openai.RateLimitError as exc:
+                throttled = True
+                outcome, retry_after = f"429: {_short(exc)}", _retry_after(exc)
+            except openai.APIStatusError as exc:
+                if exc.status_code < 500 and exc.status_code not in (408, 409):
+                    attempts.append({"outcome": f"{exc.status_code}: {_short(exc)}"})
+                    return Completion(None, {}, time.perf_counter() - start, attempts,
+                                      error=f"HTTP {exc.status_code}: {_short(exc)}")
+                outcome, retry_after = f"{exc.status_code}: {_short(exc)}", _retry_after(exc)
+            except openai.APITimeoutError:
+                outcome = f"timeout after {self.cfg.timeout_s:g} s"
+            except openai.APIConnectionError as exc:
+                outcome = f"connection error: {_short(exc)}"
+            except (openai.APIResponseValidationError, ValueError) as exc:
+                outcome = f"malformed body: {_short(exc)}"
+            finally:
+                await self.limiter.release(throttled=throttled)
+            if attempt == self.cfg.max_retries:
+                attempts.append({"outcome": outcome})
+                break
+            delay = retry_after if retry_after is not None else min(
+                BACKOFF_MAX_S, self.backoff_base_s * 2 ** attempt) * (0.5 + random.random())
+            attempts.append({"outcome": outcome, "retry_in_s": round(delay, 3)})
+            await asyncio.sleep(delay)
+        return Completion(None, {}, time.perf_counter() - start, attempts,
+                          error=f"gave up after {len(attempts)} attempts: "
+                                f"{attempts[-1]['outcome']}")
+
+
+def _text_of(resp: Any) -> str | None:
+    choices = getattr(resp, "choices", None)
+    if not choices:
+        return None
+    message = getattr(choices[0], "message", None)
+    content = getattr(message, "content", None)
+    return content if isinstance(content, str) else None
+
+
+def _retry_after(exc: Any) -> float | None:
+    response = getattr(exc, "response", None)
+    value = response.headers.get("retry-after") if response is not None else None
+    try:
+        return min(BACKOFF_MAX_S * 3, max(0.0, float(value))) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _short(exc: BaseException, limit: int = 200) -> str:
+    text = str(exc).replace("\n", " ")
+    return text if len(text) <= limit else text[:limit] + "…"

@@ -1,0 +1,132 @@
+"""The model registry: a readable YAML file holding, for a key, only the NAME of an environment
+variable — never the key itself.
+
+    models:
+      deepseek:
+        base_url: https://api.deepseek.com/v1
+        model: deepseek-chat
+        api_key_env: DEEPSEEK_API_KEY
+        params: {temperature: 0}
+        max_concurrency: 16
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from assay.core.errors import ConfigError
+
+DEFAULT_FILE = "assay-models.yaml"
+# Base URLs of common OpenAI-compatible endpoints, for `--preset`.
+PRESETS: dict[str, tuple[str, str | None]] = {
+    "openai": ("https://api.openai.com/v1", "OPENAI_API_KEY"),
+    "deepseek": ("https://api.deepseek.com/v1", "DEEPSEEK_API_KEY"),
+    "qwen": ("https://dashscope.aliyuncs.com/compatible-mode/v1", "DASHSCOPE_API_KEY"),
+    "doubao": ("https://ark.cn-beijing.volces.com/api/v3", "ARK_API_KEY"),
+    "moonshot": ("https://api.moonshot.cn/v1", "MOONSHOT_API_KEY"),
+    "zhipu": ("https://open.bigmodel.cn/api/paas/v4", "ZHIPUAI_API_KEY"),
+    "ollama": ("http://127.0.0.1:11434/v1", None),
+    "vllm": ("http://127.0.0.1:8000/v1", None),
+    "llamacpp": ("http://127.0.0.1:8080/v1", None),
+}
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    name: str
+    base_url: str
+    model: str
+    api_key_env: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    max_concurrency: int = 8
+    rpm: int | None = None
+    timeout_s: float = 60.0
+    max_retries: int = 4
+
+    def api_key(self) -> str:
+        """The key from the environment, at call time only (it is never stored anywhere)."""
+        if not self.api_key_env:
+            return "not-needed"  # local servers (vLLM, Ollama, llama.cpp) accept anything
+        value = os.environ.get(self.api_key_env)
+        if not value:
+            raise ConfigError(f"model '{self.name}': environment variable {self.api_key_env} "
+                              "is not set")
+        return value
+
+    def public(self) -> dict[str, Any]:
+        """What may be shown, stored in a manifest or exported: everything here is public."""
+        return asdict(self)
+
+
+def models_file(path: str | Path | None = None) -> Path:
+    return Path(path or os.environ.get("ASSAY_MODELS") or DEFAULT_FILE)
+
+
+def load_models(path: str | Path | None = None) -> dict[str, ModelConfig]:
+    p = models_file(path)
+    if not p.exists():
+        return {}
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"{p}{line}: invalid YAML: {getattr(exc, 'problem', exc)}") from None
+    entries = data.get("models") if isinstance(data, dict) else None
+    if not isinstance(entries, dict):
+        raise ConfigError(f"{p}: expected a 'models:' mapping")
+    out = {}
+    for name, entry in entries.items():
+        if not isinstance(entry, dict):
+            raise ConfigError(f"{p}: model '{name}' must be a mapping")
+        unknown = set(entry) - {f for f in ModelConfig.__dataclass_fields__ if f != "name"}
+        if unknown:
+            raise ConfigError(f"{p}: model '{name}': unknown key(s) {', '.join(sorted(unknown))}")
+        try:
+            out[str(name)] = validate(ModelConfig(name=str(name), **entry))
+        except TypeError as exc:
+            raise ConfigError(f"{p}: model '{name}': {exc}") from None
+    return out
+
+
+def validate(cfg: ModelConfig) -> ModelConfig:
+    if not _NAME.match(cfg.name):
+        raise ConfigError(f"model name '{cfg.name}' must be letters, digits, '.', '_' or '-'")
+    if not re.match(r"^https?://", cfg.base_url):
+        raise ConfigError(f"model '{cfg.name}': base URL must start with http:// or https://")
+    if not cfg.model:
+        raise ConfigError(f"model '{cfg.name}': --model is required")
+    if cfg.api_key_env is not None and not _ENV_NAME.match(cfg.api_key_env):
+        raise ConfigError(f"model '{cfg.name}': --api-key-env takes the NAME of an environment "
+                          f"variable (like DEEPSEEK_API_KEY), not a key")
+    if cfg.max_concurrency < 1 or cfg.max_retries < 0 or cfg.timeout_s <= 0:
+        raise ConfigError(f"model '{cfg.name}': concurrency ≥ 1, retries ≥ 0, timeout > 0")
+    return cfg
+
+
+def save_models(models: dict[str, ModelConfig], path: str | Path | None = None) -> Path:
+    p = models_file(path)
+    body = {"models": {n: {k: v for k, v in m.public().items() if k != "name"}
+                       for n, m in sorted(models.items())}}
+    p.write_text("# Assay model registry: keys are referenced by environment-variable name only.\n"
+                 + yaml.safe_dump(body, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    return p
+
+
+def get_model(name: str, path: str | Path | None = None) -> ModelConfig:
+    models = load_models(path)
+    if name not in models:
+        close = difflib.get_close_matches(name, models, n=3, cutoff=0.5)
+        hint = (f"; did you mean {', '.join(close)}?" if close else
+                f"; registered: {', '.join(models) or 'none'} (see assay models add)")
+        raise ConfigError(f"unknown model '{name}'{hint}")
+    return models[name]

@@ -1,0 +1,30 @@
+"""Adaptive concurrency per endpoint: start at the configured maximum, halve on a 429, grow
+back by one on each success (additive increase, multiplicative decrease)."""
+
+from __future__ import annotations
+
+import asyncio
+
+
+class AdaptiveLimiter:
+    def __init__(self, maximum: int) -> None:
+        self.maximum = max(1, maximum)
+        self.limit = self.maximum
+        self.lowest = self.maximum  # how far 429s pushed it down, for the run's record
+        self.in_flight = 0
+        self._cond = asyncio.Condition()
+
+    async def acquire(self) -> None:
+        async with self._cond:
+            await self._cond.wait_for(lambda: self.in_flight < self.limit)
+            self.in_flight += 1
+
+    async def release(self, *, throttled: bool = False) -> None:
+        async with self._cond:
+            self.in_flight -= 1
+            if throttled:
+                self.limit = max(1, self.limit // 2)
+                self.lowest = min(self.lowest, self.limit)
+            elif self.limit < self.maximum:
+                self.limit += 1
+            self._cond.notify_all()

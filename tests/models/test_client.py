@@ -1,0 +1,134 @@
+"""The model client against a real local server: retries, backoff, adaptive concurrency."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from assay.core.errors import ConfigError
+from assay.models.client import ModelClient
+from assay.models.config import ModelConfig
+from tests.openai_server import OpenAIServer
+
+
+def cfg(server: OpenAIServer, **kw: Any) -> ModelConfig:
+    base = {"name": "test", "base_url": server.base_url, "model": "judge-1",
+            "max_retries": 3, "timeout_s": 5.0}
+    return ModelConfig(**{**base, **kw})
+
+
+def chat(server: OpenAIServer, messages: list[dict[str, str]] | None = None,
+         **kw: Any) -> Any:
+    async def go() -> Any:
+        async with ModelClient(cfg(server, **kw), backoff_base_s=0.01) as client:
+            return await client.chat(messages or [{"role": "user", "content": "hi"}])
+    return asyncio.run(go())
+
+
+def test_plain_call_records_usage_and_latency(openai_server: OpenAIServer) -> None:
+    openai_server.script = [("ok", '{"score": 1}')]
+    c = chat(openai_server, params={"temperature": 0})
+    assert c.text == '{"score": 1}' and c.error is None
+    assert c.usage["total_tokens"] > 0 and c.latency_s > 0
+    assert c.attempts == [{"outcome": "ok"}] and c.retries == 0
+    sent = openai_server.requests[0]
+    assert sent["model"] == "judge-1" and sent["temperature"] == 0
+
+
+@pytest.mark.parametrize("failure", [
+    ("status", 429, {"Retry-After": "0"}), ("status", 500), ("status", 503), ("malformed",),
+    ("truncated",), ("no_content",),
+])
+def test_transient_failures_are_retried(openai_server: OpenAIServer,
+                                        failure: tuple[Any, ...]) -> None:
+    openai_server.script = [failure, failure, ("ok", "fine")]
+    c = chat(openai_server)
+    assert c.text == "fine"
+    assert c.retries == 2 and len(openai_server.requests) == 3
+    assert all("retry_in_s" in a for a in c.attempts[:2])
+
+
+def test_retry_after_is_honoured(openai_server: OpenAIServer) -> None:
+    openai_server.script = [("status", 429, {"Retry-After": "0.3"}), ("ok", "x")]
+    c = chat(openai_server)
+    assert c.attempts[0]["retry_in_s"] == 0.3 and c.latency_s >= 0.3
+
+
+def test_timeouts_are_retried(openai_server: OpenAIServer) -> None:
+    openai_server.script = [("delay", 1.5), ("ok", "late")]
+    c = chat(openai_server, timeout_s=0.5)
+    assert c.text == '{"score": 1}' or c.text == "late"
+    assert c.attempts[0]["outcome"].startswith("timeout")
+
+
+def test_gives_up_after_max_retries_with_an_error_not_a_reply(
+        openai_server: OpenAIServer) -> None:
+    openai_server.script = [("status", 500)] * 3
+    c = chat(openai_server, max_retries=2)
+    assert c.text is None
+    assert c.error is not None and c.error.startswith("gave up after 3 attempts: 500")
+    assert len(openai_server.requests) == 3
+
+
+def test_client_errors_are_not_retried(openai_server: OpenAIServer) -> None:
+    openai_server.script = [("status", 400)]
+    c = chat(openai_server)
+    assert c.text is None and c.error is not None and c.error.startswith("HTTP 400")
+    assert len(openai_server.requests) == 1
+
+
+def test_adaptive_concurrency_halves_on_429_and_grows_back(
+        openai_server: OpenAIServer) -> None:
+    openai_server.latency_s = 0.05
+
+    async def go() -> tuple[list[int], int]:
+        async with ModelClient(cfg(openai_server, max_concurrency=8),
+                               backoff_base_s=0.01) as client:
+            openai_server.script = [("status", 429, {"Retry-After": "0"})] * 2
+            await asyncio.gather(*(client.chat([{"role": "user", "content": str(i)}])
+                                   for i in range(8)))
+            return [client.limiter.lowest], client.limiter.limit
+    (low,), after = asyncio.run(go())
+    assert low == 2  # two 429s: 8 → 4 → 2
+    assert after == 8  # grown back by the successes
+
+
+def test_limiter_arithmetic() -> None:
+    from assay.models.limiter import AdaptiveLimiter
+
+    async def go() -> list[int]:
+        lim = AdaptiveLimiter(4)
+        seen = []
+        for throttled in (True, True, True, False, False, False, False, False):
+            await lim.acquire()
+            await lim.release(throttled=throttled)
+            seen.append(lim.limit)
+        return seen
+    assert asyncio.run(go()) == [2, 1, 1, 2, 3, 4, 4, 4]
+
+
+def test_limiter_bounds_requests_in_flight(openai_server: OpenAIServer) -> None:
+    openai_server.latency_s = 0.1
+    peak = 0
+
+    async def go() -> None:
+        nonlocal peak
+        async with ModelClient(cfg(openai_server, max_concurrency=3)) as client:
+            async def one() -> None:
+                nonlocal peak
+                task = asyncio.create_task(client.chat([{"role": "user", "content": "x"}]))
+                await asyncio.sleep(0.05)
+                peak = max(peak, client.limiter.in_flight)
+                await task
+            await asyncio.gather(*(one() for _ in range(9)))
+    asyncio.run(go())
+    assert peak == 3
+
+
+def test_missing_key_variable_is_a_config_error(openai_server: OpenAIServer,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ASSAY_TEST_KEY", raising=False)
+    with pytest.raises(ConfigError, match="ASSAY_TEST_KEY is not set"):
+        ModelClient(cfg(openai_server, api_key_env="ASSAY_TEST_KEY"))

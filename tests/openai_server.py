@@ -1,0 +1,114 @@
+"""A real HTTP server speaking the OpenAI chat-completions protocol, on 127.0.0.1, for tests.
+
+Replies are scripted: `server.script` is a list of actions taken in order (then `default`):
+    ("ok", "reply text")                  200 with a normal completion
+    ("status", 429, {"Retry-After": "0"}) an error status with headers
+    ("delay", 2.0)                         sleep (to trigger client timeouts), then `default`
+    ("malformed",)                         200 with a body that is not JSON
+    ("truncated",)                         200 with a JSON body cut in half
+    ("no_content",)                        200 with a completion lacking message content
+`default` may be a function of the request's messages returning the reply text.
+Every request is logged in `server.requests` (the parsed JSON body).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from aiohttp import web
+
+Action = tuple[Any, ...]
+
+
+class OpenAIServer:
+    def __init__(self) -> None:
+        self.script: list[Action] = []
+        self.default: Callable[[list[dict[str, str]]], str] = lambda messages: '{"score": 1}'
+        self.requests: list[dict[str, Any]] = []
+        self.latency_s = 0.0
+        self._lock = threading.Lock()
+        self._loop = asyncio.new_event_loop()
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self) -> OpenAIServer:
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(10)
+        return self
+
+    async def _start(self) -> None:
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", self._handle)
+        self._runner = web.AppRunner(app)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+
+    def stop(self) -> None:
+        if self._runner is not None:
+            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(5)
+
+    def _next(self) -> Action | None:
+        with self._lock:
+            return self.script.pop(0) if self.script else None
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        body = await request.json()
+        with self._lock:
+            self.requests.append(body)
+        if self.latency_s:
+            await asyncio.sleep(self.latency_s)
+        action = self._next()
+        while action is not None and action[0] == "delay":
+            await asyncio.sleep(action[1])
+            action = self._next()
+        if action is None:
+            return _completion(body, self.default(body["messages"]))
+        kind = action[0]
+        if kind == "ok":
+            return _completion(body, action[1])
+        if kind == "status":
+            headers = action[2] if len(action) > 2 else {}
+            return web.json_response({"error": {"message": f"scripted {action[1]}",
+                                                "type": "test"}}, status=action[1],
+                                     headers=headers)
+        if kind == "malformed":
+            return web.Response(text="<html>gateway error</html>",
+                                content_type="application/json")
+        if kind == "truncated":
+            full = json.dumps(_payload(body, "x"))
+            return web.Response(text=full[: len(full) // 2], content_type="application/json")
+        if kind == "no_content":
+            payload = _payload(body, "x")
+            payload["choices"] = []
+            return web.json_response(payload)
+        raise AssertionError(f"unknown scripted action {action!r}")
+
+
+def _payload(body: dict[str, Any], text: str) -> dict[str, Any]:
+    prompt_tokens = sum(len(m.get("content", "")) for m in body.get("messages", [])) // 4
+    return {
+        "id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()),
+        "model": body.get("model", "test"),
+        "choices": [{"index": 0, "finish_reason": "stop",
+                     "message": {"role": "assistant", "content": text}}],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": len(text) // 4 + 1,
+                  "total_tokens": prompt_tokens + len(text) // 4 + 1},
+    }
+
+
+def _completion(body: dict[str, Any], text: str) -> web.Response:
+    return web.json_response(_payload(body, text))

@@ -30,6 +30,7 @@ class OpenAIServer:
         self.script: list[Action] = []
         self.default: Callable[[list[dict[str, str]]], str] = lambda messages: '{"score": 1}'
         self.requests: list[dict[str, Any]] = []
+        self.auth: list[str] = []  # Authorization headers seen
         self.latency_s = 0.0
         self._lock = threading.Lock()
         self._loop = asyncio.new_event_loop()
@@ -69,6 +70,7 @@ class OpenAIServer:
         body = await request.json()
         with self._lock:
             self.requests.append(body)
+            self.auth.append(request.headers.get("Authorization", ""))
         if self.latency_s:
             await asyncio.sleep(self.latency_s)
         action = self._next()

@@ -57,6 +57,15 @@ def score(
         "--fail-under", help="Exit 1 when a mean score is below this (for CI).")] = None,
     by: Annotated[str, typer.Option("--by", help="Break the summary down by this item "
                                     "field.")] = "label",
+    judge_model: Annotated[str | None, typer.Option(
+        "--judge-model", help="Registered model for LLM-judge evaluators (or write "
+        "TEMPLATE@MODEL).")] = None,
+    no_cache: Annotated[bool, typer.Option(
+        "--no-cache", help="Call the judge model even when the same request is cached.")]
+        = False,
+    models: Annotated[Path | None, typer.Option(
+        "--models", help="Model registry file (default: $ASSAY_MODELS or assay-models.yaml).")]
+        = None,
     db: DbOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
@@ -66,7 +75,8 @@ def score(
     code = run_score(dataset=dataset, responses=responses,
                      evaluators=evaluator or ["finance-rubric"], out=out, fields=field or [],
                      id_field=id_field, response_field=response_field, fail_under=fail_under,
-                     group_by=by, db=db, quiet=quiet)
+                     group_by=by, db=db, quiet=quiet, judge_model=judge_model,
+                     use_cache=not no_cache, models_file=models)
     raise typer.Exit(code)
 
 
@@ -89,6 +99,79 @@ def evaluators_show(name: Annotated[str, typer.Argument(
     from .evaluators_cmd import show_evaluator
 
     show_evaluator(name)
+
+
+models_app = typer.Typer(help="The model registry (OpenAI-compatible endpoints).",
+                         no_args_is_help=True)
+app.add_typer(models_app, name="models")
+ModelsFile = Annotated[Path | None, typer.Option(
+    "--models", help="Registry file (default: $ASSAY_MODELS or assay-models.yaml).")]
+
+
+@models_app.command("add")
+def models_add(
+    name: Annotated[str, typer.Argument(help="A name to refer to this model by.")],
+    model: Annotated[str, typer.Option("--model", help="The endpoint's model id.")],
+    base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible "
+                                                 "base URL, e.g. http://127.0.0.1:8000/v1.")]
+        = None,
+    preset: Annotated[str | None, typer.Option(
+        "--preset", help="Base URL and key variable of a known provider: openai, deepseek, "
+        "qwen, doubao, moonshot, zhipu, ollama, vllm, llamacpp.")] = None,
+    api_key_env: Annotated[str | None, typer.Option(
+        "--api-key-env", help="NAME of the environment variable holding the key.")] = None,
+    param: Annotated[list[str] | None, typer.Option(
+        "--param", help="Request parameter k=v (repeatable), e.g. temperature=0.")] = None,
+    max_concurrency: Annotated[int, typer.Option("--max-concurrency")] = 8,
+    rpm: Annotated[int | None, typer.Option("--rpm", help="Requests per minute "
+                                            "(recorded; enforcement comes with the runner).")]
+        = None,
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds per request.")] = 60.0,
+    max_retries: Annotated[int, typer.Option("--max-retries")] = 4,
+    replace: Annotated[bool, typer.Option("--replace", help="Overwrite an existing entry.")]
+        = False,
+    models: ModelsFile = None,
+) -> None:
+    """Register an OpenAI-compatible model (only the key's variable NAME is stored)."""
+    from .models_cmd import add_model
+
+    add_model(name=name, model=model, base_url=base_url, preset=preset,
+              api_key_env=api_key_env, params=param or [], max_concurrency=max_concurrency,
+              rpm=rpm, timeout=timeout, max_retries=max_retries, replace=replace,
+              models_file=models)
+
+
+@models_app.command("list")
+def models_list(models: ModelsFile = None) -> None:
+    """List registered models."""
+    from .models_cmd import list_models
+
+    list_models(models)
+
+
+@models_app.command("show")
+def models_show(name: str, models: ModelsFile = None) -> None:
+    """Show one model's settings (never its key)."""
+    from .models_cmd import show_model
+
+    show_model(name, models)
+
+
+@models_app.command("test")
+def models_test(name: str, models: ModelsFile = None,
+                prompt: Annotated[str, typer.Option("--prompt")] = "Reply with: ok") -> None:
+    """Send one request; print latency, tokens and the reply."""
+    from .models_cmd import test_model
+
+    raise typer.Exit(test_model(name, prompt, models))
+
+
+@models_app.command("remove")
+def models_remove(name: str, models: ModelsFile = None) -> None:
+    """Remove a model from the registry."""
+    from .models_cmd import remove_model
+
+    remove_model(name, models)
 
 
 def main() -> None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import difflib
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -12,21 +15,34 @@ from assay.core.errors import ConfigError
 from assay.core.types import Answer, Item
 from assay.datasets.loader import load_dataset, parse_field_map
 from assay.evaluators import registry
+from assay.evaluators.base import Evaluator
 from assay.report.summary import Summary, Tally
 from assay.runner.answers import answer_from_item, load_responses
-from assay.runner.score import score_dataset
+from assay.runner.score import ascore_dataset
 from assay.store.db import open_engine, redact, resolve_url
 
 
 def run_score(*, dataset: Path, responses: Path | None, evaluators: list[str],
               out: Path | None, fields: list[str], id_field: str | None, response_field: str,
               fail_under: float | None, db: str | None, quiet: bool,
-              group_by: str = "label") -> int:
+              group_by: str = "label", judge_model: str | None = None,
+              use_cache: bool = True, models_file: Path | None = None) -> int:
+    return asyncio.run(_run_score(
+        dataset=dataset, responses=responses, evaluators=evaluators, out=out, fields=fields,
+        id_field=id_field, response_field=response_field, fail_under=fail_under, db=db,
+        quiet=quiet, group_by=group_by, judge_model=judge_model, use_cache=use_cache,
+        models_file=models_file))
+
+
+async def _run_score(*, dataset: Path, responses: Path | None, evaluators: list[str],
+                     out: Path | None, fields: list[str], id_field: str | None,
+                     response_field: str, fail_under: float | None, db: str | None,
+                     quiet: bool, group_by: str, judge_model: str | None, use_cache: bool,
+                     models_file: Path | None) -> int:
     # A pipe or file gets full-width tables (Rich would squeeze long labels to 80 columns).
     console = Console(stderr=False)
     if not console.is_terminal:
         console = Console(stderr=False, width=160)
-    evs = [registry.get(name) for name in evaluators]
     ds = load_dataset(dataset, field_map=parse_field_map(fields), id_field=id_field)
     if responses is not None:
         table = load_responses(responses)
@@ -45,14 +61,21 @@ def run_score(*, dataset: Path, responses: Path | None, evaluators: list[str],
             return answer_from_item(item, response_field)
 
     engine = open_engine(db)
-    total = len(ds.items)
-    with Progress(TextColumn("scoring"), BarColumn(), MofNCompleteColumn(),
-                  TextColumn("{task.fields[rate]}"), TimeRemainingColumn(),
-                  console=Console(stderr=True), disable=quiet or total < 5000,
-                  transient=True) as bar:
-        task = bar.add_task("score", total=total, rate="")
-        run = score_dataset(engine, ds, evs, answers, out=out, answer_source=source,
-                            group_by=group_by, progress=lambda n: bar.advance(task, n))
+    builder = _Builder(engine, judge_model, use_cache, models_file)
+    try:
+        evs = [builder.build(name) for name in evaluators]
+        total = len(ds.items)
+        with Progress(TextColumn("scoring"), BarColumn(), MofNCompleteColumn(),
+                      TimeRemainingColumn(), console=Console(stderr=True),
+                      disable=quiet or (total < 5000 and not builder.clients),
+                      transient=True) as bar:
+            task = bar.add_task("score", total=total)
+            run = await ascore_dataset(
+                engine, ds, evs, answers, out=out, answer_source=source, group_by=group_by,
+                progress=lambda n: bar.advance(task, n),
+                manifest_extra={"models": builder.public_models()} if builder.clients else None)
+    finally:
+        await builder.close()
     _print_summary(console, run.run_id, ds.name, total, run.summary, group_by)
     if run.status == "interrupted":
         Console(stderr=True).print(
@@ -69,6 +92,62 @@ def run_score(*, dataset: Path, responses: Path | None, evaluators: list[str],
                 f"{n} mean {'n/a' if m is None else f'{m:.3f}'}" for n, m in low))
             return 1
     return 0
+
+
+class _Builder:
+    """Evaluator names → evaluators. `TEMPLATE@MODEL` or `--judge-model` make a model judge;
+    one client per model, created inside the running event loop and closed at the end."""
+
+    def __init__(self, engine: Any, judge_model: str | None, use_cache: bool,
+                 models_file: Path | None) -> None:
+        self.engine = engine
+        self.judge_model = judge_model
+        self.use_cache = use_cache
+        self.models_file = models_file
+        self.clients: dict[str, Any] = {}
+
+    def build(self, spec: str) -> Evaluator:
+        name, _, model = spec.partition("@")
+        if not model and name in registry.names():
+            return registry.get(name)
+        from assay.evaluators.judge.evaluator import JudgeEvaluator
+        from assay.evaluators.judge.templates import get_template
+        from assay.models.cache import ResponseCache
+
+        template = None if name == "item-judge" else get_template_or_hint(name, get_template)
+        model = model or self.judge_model or ""
+        if not model:
+            raise ConfigError(f"evaluator '{name}' is an LLM judge: give --judge-model MODEL "
+                              f"or write {name}@MODEL")
+        client = self._client(model)
+        cache = ResponseCache(self.engine) if self.use_cache else None
+        return JudgeEvaluator(template, client, cache=cache)
+
+    def _client(self, model: str) -> Any:
+        if model not in self.clients:
+            from assay.models.client import ModelClient
+            from assay.models.config import get_model
+
+            self.clients[model] = ModelClient(get_model(model, self.models_file))
+        return self.clients[model]
+
+    def public_models(self) -> dict[str, Any]:
+        return {name: client.cfg.public() for name, client in self.clients.items()}
+
+    async def close(self) -> None:
+        for client in self.clients.values():
+            await client.close()
+
+
+def get_template_or_hint(name: str, get_template: Any) -> Any:
+    from assay.evaluators.judge.templates import template_paths
+
+    known = [*registry.names(), *template_paths(), "item-judge"]
+    if name not in known and not Path(name).exists():
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(close)}?" if close else f"; known: {', '.join(known)}"
+        raise ConfigError(f"unknown evaluator '{name}'{hint}")
+    return get_template(name)
 
 
 def _fmt(mean: float | None) -> str:

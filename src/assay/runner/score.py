@@ -1,11 +1,14 @@
 """`assay score`: evaluate answers that already exist (no target calls).
 
 Results are written in batches, each its own transaction, and the JSONL output is flushed with
-them, so an interrupted run keeps everything up to the last batch and says so.
+them, so an interrupted run keeps everything up to the last batch and says so. Code evaluators
+run inline; model judges (evaluators with `aevaluate`) run concurrently, a chunk of items at a
+time, bounded by each endpoint's adaptive limiter, and each chunk is committed as it completes.
 """
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -15,7 +18,7 @@ from typing import IO, Any
 import orjson
 from sqlalchemy import Engine
 
-from assay.core.errors import ConfigError, DataError
+from assay.core.errors import AssayError, ConfigError, DataError
 from assay.core.types import Answer, Item, Score, ScoreStatus
 from assay.datasets.loader import Dataset
 from assay.evaluators.base import Evaluator
@@ -27,7 +30,8 @@ from .gc_tuning import long_lived_data_frozen
 from .manifest import build_manifest
 from .stop import deferred_interrupt
 
-BATCH = 2000
+BATCH = 2000  # items per transaction for code evaluators
+JUDGE_CHUNK = 256  # items in flight at once (and per transaction) when a model judges
 Progress = Callable[[int], None]
 
 
@@ -46,23 +50,41 @@ def _missing(evaluator: Evaluator, what: str) -> Score:
     return Score(None, ScoreStatus.ERROR, what, evaluator.name, evaluator.version)
 
 
-def _evaluate(ev: Evaluator, item: Item, answer: Answer | None) -> Score:
+def _precheck(ev: Evaluator, item: Item, answer: Answer | None) -> Score | None:
     if answer is None:
         return _missing(ev, "no answer for this item")
     lacking = [name for name in ev.requires if name not in item.fields]
     if lacking:
         return _missing(ev, f"item has no field {', '.join(repr(n) for n in lacking)} "
                         f"(line {item.line})")
+    return None
+
+
+def _evaluate(ev: Evaluator, item: Item, answer: Answer | None) -> Score:
+    early = _precheck(ev, item, answer)
+    if early is not None or answer is None:
+        return early or _missing(ev, "no answer for this item")
     try:
         return ev.evaluate(item, answer)
     except Exception as exc:  # an evaluator bug must cost one item, not the run
         return _missing(ev, f"evaluator failed: {type(exc).__name__}: {exc}")
 
 
-def score_dataset(engine: Engine, dataset: Dataset, evaluators: Sequence[Evaluator],
-                  answers: Callable[[Item], Answer | None], *, out: Path | None = None,
-                  keep_records: bool = False, progress: Progress | None = None,
-                  answer_source: str = "field:response", group_by: str = "label") -> ScoreRun:
+async def _aevaluate(ev: Any, item: Item, answer: Answer | None) -> Score:
+    early = _precheck(ev, item, answer)
+    if early is not None or answer is None:
+        return early or _missing(ev, "no answer for this item")
+    try:
+        score: Score = await ev.aevaluate(item, answer)
+        return score
+    except AssayError:
+        raise
+    except Exception as exc:
+        return _missing(ev, f"evaluator failed: {type(exc).__name__}: {exc}")
+
+
+def _validate(dataset: Dataset, evaluators: Sequence[Evaluator],
+              answers: Callable[[Item], Answer | None]) -> None:
     if not evaluators:
         raise ConfigError("no evaluator given")
     names = [ev.name for ev in evaluators]
@@ -78,6 +100,32 @@ def score_dataset(engine: Engine, dataset: Dataset, evaluators: Sequence[Evaluat
                 raise DataError(f"missing required field (needed by {ev.name}; map a column "
                                 f"with --field {name}=COLUMN)", path=dataset.path,
                                 line=first.line, field=name)
+        messages = getattr(ev, "messages", None)
+        if messages is None:
+            continue
+        # A judge's template must be fillable for every item before any model call is made.
+        for item in dataset.items:
+            answer = answers(item)
+            if answer is not None and _precheck(ev, item, answer) is None:
+                try:
+                    messages(item, answer)
+                except ConfigError as exc:
+                    raise ConfigError(f"{dataset.path}: {exc}") from None
+
+
+def score_dataset(engine: Engine, dataset: Dataset, evaluators: Sequence[Evaluator],
+                  answers: Callable[[Item], Answer | None], **kwargs: Any) -> ScoreRun:
+    """Synchronous entry for code evaluators (and tests); see `ascore_dataset`."""
+    return asyncio.run(ascore_dataset(engine, dataset, evaluators, answers, **kwargs))
+
+
+async def ascore_dataset(engine: Engine, dataset: Dataset, evaluators: Sequence[Evaluator],
+                         answers: Callable[[Item], Answer | None], *, out: Path | None = None,
+                         keep_records: bool = False, progress: Progress | None = None,
+                         answer_source: str = "field:response", group_by: str = "label",
+                         manifest_extra: dict[str, Any] | None = None) -> ScoreRun:
+    _validate(dataset, evaluators, answers)
+    judged = any(hasattr(ev, "aevaluate") for ev in evaluators)
     sink: IO[bytes] | None = None
     if out is not None:
         # Opened before the run is recorded, so a bad path stops here with nothing half-done.
@@ -91,7 +139,7 @@ def score_dataset(engine: Engine, dataset: Dataset, evaluators: Sequence[Evaluat
         kind="score", dataset={"path": dataset.path, "version": dataset.version,
                                "items": len(dataset.items)},
         evaluators=[{"name": ev.name, "version": ev.version} for ev in evaluators],
-        answers=answer_source,
+        answers=answer_source, **(manifest_extra or {}),
     )
     try:
         repo.save_dataset(engine, version=dataset.version, name=dataset.name,
@@ -107,6 +155,7 @@ def score_dataset(engine: Engine, dataset: Dataset, evaluators: Sequence[Evaluat
     result_rows: list[dict[str, Any]] = []
     lines: list[bytes] = []
     counts: dict[str, int] = {}
+    stamp = repo.now()
 
     def flush() -> None:
         repo.write_batch(engine, answer_rows, result_rows)
@@ -120,36 +169,53 @@ def score_dataset(engine: Engine, dataset: Dataset, evaluators: Sequence[Evaluat
         result_rows.clear()
         lines.clear()
 
-    stamp = repo.now()
+    def record(item: Item, answer: Answer | None, scores: list[Score]) -> None:
+        answer_rows.append({"run_id": run_id, "item_id": item.id, "target": "recorded",
+                            "text": answer.text if answer else None,
+                            "error": None if answer else "no answer"})
+        for score in scores:
+            rec = score.as_record(item.id)
+            status = rec["status"]
+            counts[status] = counts.get(status, 0) + 1
+            run.summary.add(score.evaluator, item.get(group_by), status, score.value)
+            # Evidence is encoded once and the bytes serve both the store and the JSONL.
+            evidence = orjson.dumps(score.evidence)
+            result_rows.append({
+                "run_id": run_id, "item_id": item.id, "evaluator": score.evaluator,
+                "evaluator_version": score.evaluator_version, "score": score.value,
+                "status": status, "reason": score.reason,
+                "evidence": RawJSON(evidence.decode()), "created_at": stamp})
+            if keep_records:
+                run.records.append(rec)
+            lines.append(orjson.dumps({**rec, "evidence": orjson.Fragment(evidence)}) + b"\n")
+
+    async def judge_item(item: Item) -> tuple[Item, Answer | None, list[Score]]:
+        answer = answers(item)
+        scores = [await _aevaluate(ev, item, answer) if hasattr(ev, "aevaluate")
+                  else _evaluate(ev, item, answer) for ev in evaluators]
+        return item, answer, scores
+
     try:
         with deferred_interrupt() as stop, long_lived_data_frozen():
-            for item in dataset.items:
-                if stop.requested:
-                    break
-                answer = answers(item)
-                answer_rows.append({"run_id": run_id, "item_id": item.id, "target": "recorded",
-                                    "text": answer.text if answer else None,
-                                    "error": None if answer else "no answer"})
-                for ev in evaluators:
-                    score = _evaluate(ev, item, answer)
-                    record = score.as_record(item.id)
-                    status = record["status"]
-                    counts[status] = counts.get(status, 0) + 1
-                    run.summary.add(score.evaluator, item.get(group_by), status, score.value)
-                    # Evidence is encoded once and the bytes serve both the store and the JSONL.
-                    evidence = orjson.dumps(score.evidence)
-                    result_rows.append({
-                        "run_id": run_id, "item_id": item.id, "evaluator": score.evaluator,
-                        "evaluator_version": score.evaluator_version, "score": score.value,
-                        "status": status, "reason": score.reason,
-                        "evidence": RawJSON(evidence.decode()), "created_at": stamp})
-                    if keep_records:
-                        run.records.append(record)
-                    lines.append(orjson.dumps({**record, "evidence": orjson.Fragment(evidence)})
-                                 + b"\n")
-                if len(answer_rows) >= BATCH:
+            if judged:
+                for start in range(0, len(dataset.items), JUDGE_CHUNK):
+                    if stop.requested:
+                        break
+                    chunk = dataset.items[start:start + JUDGE_CHUNK]
+                    for item, answer, scores in await asyncio.gather(
+                            *(judge_item(it) for it in chunk)):
+                        record(item, answer, scores)
                     flush()
                     stamp = repo.now()
+            else:
+                for item in dataset.items:
+                    if stop.requested:
+                        break
+                    answer = answers(item)
+                    record(item, answer, [_evaluate(ev, item, answer) for ev in evaluators])
+                    if len(answer_rows) >= BATCH:
+                        flush()
+                        stamp = repo.now()
             # Everything evaluated is written, also when stopping early on Ctrl-C.
             flush()
             run.status = "interrupted" if stop.requested else "finished"

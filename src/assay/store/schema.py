@@ -95,3 +95,11 @@ spans = Table(
     Column("attributes", Json),
     Index("ix_spans_run_item", "run_id", "item_id"),
 )
+
+response_cache = Table(
+    "response_cache", metadata,
+    Column("key", String(64), primary_key=True),  # models.cache.cache_key
+    Column("model", String(255), nullable=False),
+    Column("response", Json, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)

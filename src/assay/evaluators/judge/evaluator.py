@@ -1,0 +1,81 @@
+"""A template judged by a model: render → call (or cache) → strict parse. Everything needed to
+see and recompute the judgment is kept in the score's evidence: the rendered messages, the raw
+reply, how it was parsed, tokens, latency, attempts, the model config (never its key)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from assay.core.types import Answer, Item, Score, ScoreStatus
+from assay.models.cache import ResponseCache, cache_key
+from assay.models.client import Completion, ModelClient
+
+from .messages import ANSWER_NAMES, build_messages
+from .parse import parse_reply
+from .templates import Template, item_template
+
+
+class JudgeEvaluator:
+    def __init__(self, template: Template | None, client: ModelClient, *,
+                 cache: ResponseCache | None = None,
+                 mapping: Mapping[str, str] | None = None, name: str | None = None) -> None:
+        self.template = template  # None: item-judge, the template comes with each item
+        self.client = client
+        self.cache = cache
+        self.mapping = dict(mapping or {})
+        base = template.name if template else "item-judge"
+        self.name = name or f"{base}@{client.cfg.name}"
+        self.requires: tuple[str, ...] = (
+            tuple(self.mapping.get(v, v) for v in template.variables if v not in ANSWER_NAMES)
+            if template else ("judge_system_prompt", "judge_prompt_template"))
+
+    @property
+    def version(self) -> str:
+        return self.template.version if self.template else "per-item"
+
+    def template_for(self, item: Item) -> Template:
+        if self.template is not None:
+            return self.template
+        return item_template(str(item.get("judge_system_prompt") or ""),
+                             str(item.get("judge_prompt_template") or ""))
+
+    def messages(self, item: Item, answer: Answer) -> list[dict[str, str]]:
+        """Raises ConfigError when the item cannot fill the template (checked before calls)."""
+        return build_messages(self.template_for(item), item.fields, answer.text or "",
+                              self.mapping, where=f"item {item.id} (line {item.line})")
+
+    def evaluate(self, item: Item, answer: Answer) -> Score:
+        raise TypeError("a judge is asynchronous: use aevaluate")
+
+    async def aevaluate(self, item: Item, answer: Answer) -> Score:
+        template = self.template_for(item)
+        messages = self.messages(item, answer)
+        cfg = self.client.cfg
+        key = cache_key(cfg.base_url, cfg.model, messages, cfg.params)
+        completion: Completion | None = None
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                completion = Completion(hit["text"], hit.get("usage", {}), 0.0, [], cached=True)
+        if completion is None:
+            completion = await self.client.chat(messages)
+            if completion.error is None and self.cache is not None:
+                self.cache.put(key, cfg.name, {"text": completion.text,
+                                               "usage": completion.usage})
+        evidence: dict[str, Any] = {
+            "template": template.name, "template_version": template.version,
+            "model": {k: v for k, v in cfg.public().items() if k != "max_retries"},
+            "messages": messages, "reply": completion.text, "usage": completion.usage,
+            "latency_s": round(completion.latency_s, 4), "attempts": completion.attempts,
+            "cached": completion.cached, "cache_key": key,
+        }
+        full = (template.schema.minimum, template.schema.maximum)
+        if completion.error is not None:
+            return Score(None, ScoreStatus.ERROR, f"model call failed: {completion.error}",
+                         self.name, self.version, full, evidence)
+        judgment = parse_reply(completion.text, template.schema)
+        evidence["parsed"] = {"how": judgment.how, "score": judgment.score,
+                              "full_score": judgment.full_score}
+        return Score(judgment.score, judgment.status, judgment.reason or judgment.how,
+                     self.name, self.version, full, evidence)

@@ -1,0 +1,42 @@
+"""The response cache. ONE key function for every provider and caller: the same request must
+never be cached under two keys, nor two requests under one. Only successful replies are kept."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import orjson
+from sqlalchemy import Engine, insert, select
+from sqlalchemy.exc import IntegrityError
+
+from assay.store.repo import now
+from assay.store.schema import response_cache
+
+
+def cache_key(base_url: str, model: str, messages: list[dict[str, str]],
+              params: dict[str, Any], seed: int | None = None) -> str:
+    blob = orjson.dumps({"base_url": base_url.rstrip("/"), "model": model,
+                         "messages": messages, "params": params, "seed": seed},
+                        option=orjson.OPT_SORT_KEYS)
+    return hashlib.sha256(blob).hexdigest()
+
+
+class ResponseCache:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(response_cache.c.response)
+                               .where(response_cache.c.key == key)).first()
+        return dict(row[0]) if row else None
+
+    def put(self, key: str, model: str, response: dict[str, Any]) -> None:
+        try:
+            with self.engine.begin() as conn:
+                conn.execute(insert(response_cache), [{"key": key, "model": model,
+                                                       "response": response,
+                                                       "created_at": now()}])
+        except IntegrityError:
+            pass  # the same request answered twice concurrently: the first answer stays

@@ -1,0 +1,168 @@
+"""LLM judges end to end: `assay models` and `assay score --judge-model` against a real local
+OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.openai_server import OpenAIServer
+
+ASSAY = str(Path(sys.executable).parent / "assay")
+SECRET = "sk-assay-test-SECRET-4f1b"
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("ASSAY_DB", "ASSAY_MODELS")}
+    env["ASSAY_TEST_KEY"] = SECRET
+    return subprocess.run([ASSAY, *args], capture_output=True, text=True, cwd=cwd, env=env,
+                          timeout=120, check=False)
+
+
+def judge_by_answer(messages: list[dict[str, str]]) -> str:
+    user = messages[-1]["content"]
+    if "WRONG" in user:
+        return '分析：数字不一致。\n{"score":0}'
+    if "GARBLED" in user:
+        return "I think the score is 1 out of 1."  # no JSON: must be unscored
+    return '分析：一致。\n```json\n{"score": 1}\n```'
+
+
+@pytest.fixture()
+def project(tmp_path: Path, openai_server: OpenAIServer) -> Path:
+    openai_server.default = judge_by_answer
+    r = run("models", "add", "judge", "--base-url", openai_server.base_url, "--model",
+            "judge-1", "--api-key-env", "ASSAY_TEST_KEY", "--param", "temperature=0",
+            "--max-concurrency", "4", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    rows = [{"prompt_id": f"q{i}", "prompt": f"贵州茅台最新股价（第{i}问）",
+             "response_reference": "必答点：最新股价\n精度要求：仅允许四舍五入误差",
+             "ground_truth": '{"最新价": "1455.0"}',
+             "response": ["最新价1455元", "最新价1400元 WRONG", "GARBLED"][i % 3]}
+            for i in range(9)]
+    (tmp_path / "items.json").write_text(json.dumps(rows, ensure_ascii=False), "utf-8")
+    return tmp_path
+
+
+def test_registry_keeps_only_the_variable_name(project: Path) -> None:
+    text = (project / "assay-models.yaml").read_text("utf-8")
+    assert "api_key_env: ASSAY_TEST_KEY" in text and SECRET not in text
+    r = run("models", "list", cwd=project)
+    assert "judge-1" in r.stdout and "ASSAY_TEST_KEY" in r.stdout
+    r = run("models", "add", "judge", "--base-url", "http://x/v1", "--model", "m", cwd=project)
+    assert r.returncode == 2 and "exists; use --replace" in r.stderr
+    r = run("models", "add", "bad", "--base-url", "http://x/v1", "--model", "m",
+            "--api-key-env", "sk-live-123-abc", cwd=project)
+    assert r.returncode == 2 and "NAME of an environment variable" in r.stderr
+
+
+def test_models_test_prints_latency_tokens_and_reply(project: Path,
+                                                     openai_server: OpenAIServer) -> None:
+    openai_server.script = [("ok", "ok")]
+    r = run("models", "test", "judge", cwd=project)
+    assert r.returncode == 0, r.stderr
+    assert "ms, tokens {" in r.stdout and r.stdout.strip().endswith("ok")
+    assert openai_server.auth[-1] == f"Bearer {SECRET}"  # the key is used …
+
+
+def test_score_with_a_builtin_judge(project: Path, openai_server: OpenAIServer) -> None:
+    r = run("score", "items.json", "--evaluator", "finsearch-t1-judge", "--judge-model", "judge",
+            "--out", "o.jsonl", cwd=project)
+    assert r.returncode == 0, r.stderr
+    recs = {x["item_id"]: x for x in map(json.loads, (project / "o.jsonl").read_text(
+        "utf-8").splitlines())}
+    assert [recs[f"q{i}"]["score"] for i in range(3)] == [1, 0, None]
+    assert [recs[f"q{i}"]["status"] for i in range(3)] == ["scored", "scored", "unscored"]
+    ev = recs["q2"]["evidence"]
+    assert ev["reply"] == "I think the score is 1 out of 1."  # raw reply kept, not a score
+    assert ev["messages"][0]["role"] == "system" and "学生回复" in ev["messages"][1]["content"]
+    assert "GARBLED" in ev["messages"][1]["content"]
+    assert ev["parsed"]["how"].startswith("no JSON object")
+    assert recs["q0"]["evidence"]["parsed"]["how"] == "fenced block"
+    assert recs["q0"]["evidence"]["usage"]["total_tokens"] > 0
+    assert recs["q0"]["evidence"]["model"]["model"] == "judge-1"
+    assert recs["q0"]["evaluator"] == "finsearch-t1-judge@judge"
+    assert len(openai_server.requests) == 9
+    assert all(req["temperature"] == 0 for req in openai_server.requests)
+    # … and never written anywhere
+    for path in (project / "o.jsonl", project / ".assay" / "assay.db",
+                 project / "assay-models.yaml"):
+        assert SECRET.encode() not in path.read_bytes()
+    db = sqlite3.connect(project / ".assay" / "assay.db")
+    manifest = json.loads(db.execute("SELECT manifest FROM runs").fetchone()[0])
+    assert manifest["models"]["judge"]["api_key_env"] == "ASSAY_TEST_KEY"
+
+
+def test_cache_serves_repeats_and_no_cache_calls_again(project: Path,
+                                                      openai_server: OpenAIServer) -> None:
+    assert run("score", "items.json", "-e", "finsearch-t1-judge@judge", cwd=project).returncode == 0
+    assert len(openai_server.requests) == 9
+    r = run("score", "items.json", "-e", "finsearch-t1-judge@judge", "--out", "o.jsonl",
+            cwd=project)
+    assert r.returncode == 0 and len(openai_server.requests) == 9  # all from the cache
+    first = json.loads((project / "o.jsonl").read_text("utf-8").splitlines()[0])
+    assert first["evidence"]["cached"] is True and first["score"] == 1
+    assert run("score", "items.json", "-e", "finsearch-t1-judge@judge", "--no-cache",
+               cwd=project).returncode == 0
+    assert len(openai_server.requests) == 18
+
+
+def test_errors_are_never_cached(project: Path, openai_server: OpenAIServer) -> None:
+    openai_server.script = [("status", 400)]
+    r = run("score", "items.json", "-e", "finsearch-t1-judge@judge", "--out", "o.jsonl",
+            cwd=project)
+    assert r.returncode == 0
+    statuses = [json.loads(x)["status"] for x in (project / "o.jsonl").read_text(
+        "utf-8").splitlines()]
+    assert statuses.count("error") == 1
+    before = len(openai_server.requests)
+    run("score", "items.json", "-e", "finsearch-t1-judge@judge", cwd=project)
+    assert len(openai_server.requests) == before + 1  # only the failed one is asked again
+
+
+def test_missing_variable_stops_before_any_call(project: Path,
+                                                openai_server: OpenAIServer) -> None:
+    # a variable no item has: the mapping hint, before anything runs
+    r = run("score", "items.json", "-e", "coze-correctness@judge", cwd=project)
+    assert r.returncode == 3
+    assert "items.json:1: field 'input': missing required field (needed by " \
+           "coze-correctness@judge; map a column with --field input=COLUMN)" in r.stderr
+    # a variable one item cannot fill (null): that item is named, and no model is called
+    rows = [{"id": "a", "input": "q", "reference_output": "27", "response": "27"},
+            {"id": "b", "input": "q", "reference_output": None, "response": "27"}]
+    (project / "c.json").write_text(json.dumps(rows), "utf-8")
+    r = run("score", "c.json", "-e", "coze-correctness@judge", "--id-field", "id", cwd=project)
+    assert r.returncode == 2
+    assert r.stderr.strip() == ("error: c.json: item b (line 2): no value for template "
+                                "variable reference_output")
+    assert openai_server.requests == []
+
+
+def test_a_judge_needs_a_model(project: Path) -> None:
+    r = run("score", "items.json", "-e", "coze-quality", cwd=project)
+    assert r.returncode == 2
+    assert "is an LLM judge: give --judge-model MODEL or write coze-quality@MODEL" in r.stderr
+    r = run("score", "items.json", "-e", "coze-quality@nobody", cwd=project)
+    assert r.returncode == 2 and "unknown model 'nobody'" in r.stderr
+
+
+def test_item_judge_uses_the_items_own_prompts(project: Path,
+                                               openai_server: OpenAIServer) -> None:
+    release = Path(__file__).resolve().parents[3] / "shared/data/finsearchcomp/chat-test.json"
+    if not release.exists():
+        pytest.skip("shared/ not beside the project")
+    openai_server.default = lambda messages: '```json\n{"answer_score": 0}\n```'
+    r = run("score", str(release), "-e", "item-judge@judge", "--out", "o.jsonl", cwd=project)
+    assert r.returncode == 0, r.stderr
+    recs = [json.loads(x) for x in (project / "o.jsonl").read_text("utf-8").splitlines()]
+    assert [x["score"] for x in recs] == [0, 0, 0]
+    t2 = [r["messages"] for r in openai_server.requests
+          if "NVIDIA's total deferred tax assets" in r["messages"][1]["content"]]
+    assert len(t2) == 1 and t2[0][0]["content"].startswith("You are an intelligent judge")
+    assert "fiscal year 2022 were $1,222 million." in t2[0][1]["content"]

@@ -166,3 +166,19 @@ def test_item_judge_uses_the_items_own_prompts(project: Path,
           if "NVIDIA's total deferred tax assets" in r["messages"][1]["content"]]
     assert len(t2) == 1 and t2[0][0]["content"].startswith("You are an intelligent judge")
     assert "fiscal year 2022 were $1,222 million." in t2[0][1]["content"]
+
+
+def test_agreement_between_rubric_and_judge(project: Path) -> None:
+    r = run("score", "items.json", "-e", "finance-rubric", "-e", "finsearch-t1-judge@judge",
+            cwd=project)
+    assert r.returncode == 0, r.stderr
+    run_id = r.stdout.split("run ")[-1].split()[0]
+    r = run("agreement", run_id, cwd=project)
+    assert r.returncode == 0, r.stderr
+    # rubric: 1, 0, 0 (GARBLED has no value); judge: 1, 0, unscored → 6 compared, all agree
+    assert "finance-rubric" in r.stdout and "finsearch-t1-judge@judge" in r.stdout
+    line = next(x for x in r.stdout.splitlines() if "finance-rubric" in x and "│" in x)
+    cells = [c.strip() for c in line.split("│") if c.strip()]
+    assert cells[2:] == ["6", "100.0", "1.000", "0", "3"]
+    r = run("agreement", "nope", cwd=project)
+    assert r.returncode == 2 and "no run 'nope'" in r.stderr

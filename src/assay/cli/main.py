@@ -80,6 +80,20 @@ def score(
     raise typer.Exit(code)
 
 
+@app.command()
+def agreement(
+    run_id: Annotated[str, typer.Argument(help="A run with two or more evaluators.")],
+    evaluator: Annotated[list[str] | None, typer.Option(
+        "--evaluator", "-e", help="Compare only these (repeatable).")] = None,
+    show: Annotated[int, typer.Option("--show", help="Disagreements to list per pair.")] = 20,
+    db: DbOption = None,
+) -> None:
+    """Percent agreement, Cohen's κ and the disagreeing items for each pair of evaluators."""
+    from .agreement_cmd import show_agreement
+
+    show_agreement(run_id, evaluator, show, db)
+
+
 evaluators_app = typer.Typer(help="Evaluators and judge templates.", no_args_is_help=True)
 app.add_typer(evaluators_app, name="evaluators")
 

@@ -182,3 +182,21 @@ def test_agreement_between_rubric_and_judge(project: Path) -> None:
     assert cells[2:] == ["6", "100.0", "1.000", "0", "3"]
     r = run("agreement", "nope", cwd=project)
     assert r.returncode == 2 and "no run 'nope'" in r.stderr
+
+
+def test_jury_of_two_judges(project: Path, openai_server: OpenAIServer) -> None:
+    r = run("models", "add", "judge2", "--base-url", openai_server.base_url, "--model",
+            "judge-2", cwd=project)
+    assert r.returncode == 0, r.stderr
+    r = run("score", "items.json", "-e", "finsearch-t1-judge@judge", "-e",
+            "finsearch-t1-judge-en@judge2", "--jury", "majority", "--out", "o.jsonl",
+            cwd=project)
+    assert r.returncode == 0, r.stderr
+    recs = [json.loads(x) for x in (project / "o.jsonl").read_text("utf-8").splitlines()]
+    jury = {x["item_id"]: x for x in recs if x["evaluator"] == "jury-majority"}
+    assert [jury[f"q{i}"]["score"] for i in range(3)] == [1, 0, None]
+    assert len(jury["q0"]["evidence"]["members"]) == 2
+    assert {x["evaluator"] for x in recs} == {"finsearch-t1-judge@judge",
+                                              "finsearch-t1-judge-en@judge2", "jury-majority"}
+    r = run("score", "items.json", "-e", "finance-rubric", "--jury", "mean", cwd=project)
+    assert r.returncode == 2 and "needs two or more model judges" in r.stderr

@@ -66,6 +66,9 @@ def score(
     models: Annotated[Path | None, typer.Option(
         "--models", help="Model registry file (default: $ASSAY_MODELS or assay-models.yaml).")]
         = None,
+    jury: Annotated[str | None, typer.Option(
+        "--jury", help="Combine the model judges into one more score: majority or mean.")]
+        = None,
     db: DbOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
@@ -76,7 +79,7 @@ def score(
                      evaluators=evaluator or ["finance-rubric"], out=out, fields=field or [],
                      id_field=id_field, response_field=response_field, fail_under=fail_under,
                      group_by=by, db=db, quiet=quiet, judge_model=judge_model,
-                     use_cache=not no_cache, models_file=models)
+                     use_cache=not no_cache, models_file=models, jury=jury)
     raise typer.Exit(code)
 
 

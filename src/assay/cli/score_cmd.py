@@ -26,8 +26,9 @@ def run_score(*, dataset: Path, responses: Path | None, evaluators: list[str],
               out: Path | None, fields: list[str], id_field: str | None, response_field: str,
               fail_under: float | None, db: str | None, quiet: bool,
               group_by: str = "label", judge_model: str | None = None,
-              use_cache: bool = True, models_file: Path | None = None) -> int:
-    return asyncio.run(_run_score(
+              use_cache: bool = True, models_file: Path | None = None,
+              jury: str | None = None) -> int:
+    return asyncio.run(_run_score(jury=jury,
         dataset=dataset, responses=responses, evaluators=evaluators, out=out, fields=fields,
         id_field=id_field, response_field=response_field, fail_under=fail_under, db=db,
         quiet=quiet, group_by=group_by, judge_model=judge_model, use_cache=use_cache,
@@ -38,7 +39,7 @@ async def _run_score(*, dataset: Path, responses: Path | None, evaluators: list[
                      out: Path | None, fields: list[str], id_field: str | None,
                      response_field: str, fail_under: float | None, db: str | None,
                      quiet: bool, group_by: str, judge_model: str | None, use_cache: bool,
-                     models_file: Path | None) -> int:
+                     models_file: Path | None, jury: str | None) -> int:
     # A pipe or file gets full-width tables (Rich would squeeze long labels to 80 columns).
     console = Console(stderr=False)
     if not console.is_terminal:
@@ -73,7 +74,8 @@ async def _run_score(*, dataset: Path, responses: Path | None, evaluators: list[
             run = await ascore_dataset(
                 engine, ds, evs, answers, out=out, answer_source=source, group_by=group_by,
                 progress=lambda n: bar.advance(task, n),
-                manifest_extra={"models": builder.public_models()} if builder.clients else None)
+                manifest_extra={"models": builder.public_models()} if builder.clients else None,
+                jury=jury)
     finally:
         await builder.close()
     _print_summary(console, run.run_id, ds.name, total, run.summary, group_by)

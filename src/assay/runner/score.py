@@ -22,6 +22,7 @@ from assay.core.errors import AssayError, ConfigError, DataError
 from assay.core.types import Answer, Item, Score, ScoreStatus
 from assay.datasets.loader import Dataset
 from assay.evaluators.base import Evaluator
+from assay.evaluators.jury import combine
 from assay.report.summary import Summary
 from assay.store import repo
 from assay.store.db import RawJSON
@@ -68,6 +69,10 @@ def _evaluate(ev: Evaluator, item: Item, answer: Answer | None) -> Score:
         return ev.evaluate(item, answer)
     except Exception as exc:  # an evaluator bug must cost one item, not the run
         return _missing(ev, f"evaluator failed: {type(exc).__name__}: {exc}")
+
+
+async def _sync(ev: Evaluator, item: Item, answer: Answer | None) -> Score:
+    return _evaluate(ev, item, answer)
 
 
 async def _aevaluate(ev: Any, item: Item, answer: Answer | None) -> Score:
@@ -123,9 +128,14 @@ async def ascore_dataset(engine: Engine, dataset: Dataset, evaluators: Sequence[
                          answers: Callable[[Item], Answer | None], *, out: Path | None = None,
                          keep_records: bool = False, progress: Progress | None = None,
                          answer_source: str = "field:response", group_by: str = "label",
-                         manifest_extra: dict[str, Any] | None = None) -> ScoreRun:
+                         manifest_extra: dict[str, Any] | None = None,
+                         jury: str | None = None) -> ScoreRun:
     _validate(dataset, evaluators, answers)
     judged = any(hasattr(ev, "aevaluate") for ev in evaluators)
+    judges = [ev.name for ev in evaluators if hasattr(ev, "aevaluate")]
+    if jury is not None and len(judges) < 2:
+        raise ConfigError(f"--jury {jury} needs two or more model judges "
+                          f"(have {', '.join(judges) or 'none'})")
     sink: IO[bytes] | None = None
     if out is not None:
         # Opened before the run is recorded, so a bad path stops here with nothing half-done.
@@ -139,7 +149,8 @@ async def ascore_dataset(engine: Engine, dataset: Dataset, evaluators: Sequence[
         kind="score", dataset={"path": dataset.path, "version": dataset.version,
                                "items": len(dataset.items)},
         evaluators=[{"name": ev.name, "version": ev.version} for ev in evaluators],
-        answers=answer_source, **(manifest_extra or {}),
+        answers=answer_source, jury={"method": jury, "members": judges} if jury else None,
+        **(manifest_extra or {}),
     )
     try:
         repo.save_dataset(engine, version=dataset.version, name=dataset.name,
@@ -191,8 +202,11 @@ async def ascore_dataset(engine: Engine, dataset: Dataset, evaluators: Sequence[
 
     async def judge_item(item: Item) -> tuple[Item, Answer | None, list[Score]]:
         answer = answers(item)
-        scores = [await _aevaluate(ev, item, answer) if hasattr(ev, "aevaluate")
-                  else _evaluate(ev, item, answer) for ev in evaluators]
+        scores = list(await asyncio.gather(*(
+            _aevaluate(ev, item, answer) if hasattr(ev, "aevaluate")
+            else _sync(ev, item, answer) for ev in evaluators)))
+        if jury is not None:
+            scores.append(combine(jury, [s for s in scores if s.evaluator in judges]))
         return item, answer, scores
 
     try:

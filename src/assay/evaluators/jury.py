@@ -1,0 +1,45 @@
+"""Several judges on one item, combined. Each member's score is kept as its own result; the
+jury's result lists them. Only scored members vote: a null, unscored or failed member is
+listed but does not count. A majority tie is `unscored` ("tie"), never a coin flip."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from assay.core.errors import ConfigError
+from assay.core.types import Score, ScoreStatus
+
+METHODS = ("majority", "mean")
+
+
+def jury_name(method: str) -> str:
+    return f"jury-{method}"
+
+
+def combine(method: str, members: list[Score]) -> Score:
+    if method not in METHODS:
+        raise ConfigError(f"unknown jury method '{method}' (use {' or '.join(METHODS)})")
+    name = jury_name(method)
+    votes = [m for m in members if m.status == ScoreStatus.SCORED and m.value is not None]
+    evidence = {"method": method, "members": [
+        {"evaluator": m.evaluator, "score": m.value, "status": str(m.status)} for m in members]}
+    full = members[0].full_score if members else (0.0, 1.0)
+    if not votes:
+        status = (ScoreStatus.NULL if members and all(m.status == ScoreStatus.NULL
+                                                      for m in members)
+                  else ScoreStatus.UNSCORED)
+        return Score(None, status, "no member gave a score", name, method, full, evidence)
+    values = [float(m.value) for m in votes if m.value is not None]
+    if method == "mean":
+        value = sum(values) / len(values)
+        return Score(value, ScoreStatus.SCORED,
+                     f"mean of {len(values)} of {len(members)} judges", name, method, full,
+                     evidence)
+    ranked = Counter(values).most_common()
+    if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
+        return Score(None, ScoreStatus.UNSCORED,
+                     f"tie: {', '.join(f'{v:g}×{n}' for v, n in ranked)}", name, method, full,
+                     evidence)
+    value, count = ranked[0]
+    return Score(value, ScoreStatus.SCORED, f"{count} of {len(values)} judges gave {value:g}",
+                 name, method, full, evidence)

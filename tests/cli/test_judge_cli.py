@@ -200,3 +200,39 @@ def test_jury_of_two_judges(project: Path, openai_server: OpenAIServer) -> None:
                                               "finsearch-t1-judge-en@judge2", "jury-majority"}
     r = run("score", "items.json", "-e", "finance-rubric", "--jury", "mean", cwd=project)
     assert r.returncode == 2 and "needs two or more model judges" in r.stderr
+
+
+def extractor(messages: list[dict[str, str]]) -> str:
+    answer = messages[-1]["content"].split("Answer:\n", 1)[-1]
+    if "GARBLED" in answer:
+        return "Sorry, I found nothing."
+    value = "1455元" if "1455" in answer else "1400元"
+    return json.dumps({"values": [{"field": "last", "value": value,
+                                   "quote": answer.split(" ")[0]}]}, ensure_ascii=False)
+
+
+def test_finance_hybrid_model_reads_rubric_decides(project: Path,
+                                                   openai_server: OpenAIServer) -> None:
+    openai_server.default = extractor
+    rows = json.loads((project / "items.json").read_text("utf-8"))
+    rows.append(dict(rows[0], prompt_id="empty", response=""))
+    (project / "items.json").write_text(json.dumps(rows, ensure_ascii=False), "utf-8")
+    r = run("score", "items.json", "-e", "finance-hybrid@judge", "-e", "finance-rubric",
+            "--out", "o.jsonl", cwd=project)
+    assert r.returncode == 0, r.stderr
+    recs = [json.loads(x) for x in (project / "o.jsonl").read_text("utf-8").splitlines()]
+    hybrid = {x["item_id"]: x for x in recs if x["evaluator"] == "finance-hybrid@judge"}
+    assert [hybrid[f"q{i}"]["score"] for i in range(3)] == [1, 0, None]
+    assert [hybrid[f"q{i}"]["status"] for i in range(3)] == ["scored", "scored", "unscored"]
+    # the extraction and the decision are both kept
+    ev = hybrid["q0"]["evidence"]
+    assert ev["extraction"]["read"] == [{"field": "last", "value": "1455元",
+                                         "quote": "最新价1455元", "used": True,
+                                         "found_in_answer": True}]
+    assert ev["values"][0]["via"] == "model extraction" and ev["values"][0]["pass"] is True
+    assert hybrid["q2"]["evidence"]["extraction"]["reply"] == "Sorry, I found nothing."
+    # an empty answer is 0 by the rules: no model call for it
+    assert hybrid["empty"]["score"] == 0 and "extraction" not in hybrid["empty"]["evidence"]
+    assert len(openai_server.requests) == 9
+    assert "Fields (key: meaning):\nlast: latest price / 最新价" in \
+        openai_server.requests[0]["messages"][1]["content"]

@@ -85,7 +85,7 @@ def test_usage_and_data_errors_are_one_line_with_exit_codes(tmp_path: Path) -> N
 
     r = assay("score", str(SAMPLE), "--evaluator", "finance-rubrik", cwd=tmp_path)
     assert r.returncode == 2
-    assert "unknown evaluator 'finance-rubrik'; did you mean finance-rubric?" in r.stderr
+    assert "unknown evaluator 'finance-rubrik'; did you mean finance-rubric" in r.stderr
 
     r = assay("score", str(SAMPLE), "-e", "finance-rubric", "-e", "finance-rubric", cwd=tmp_path)
     assert r.returncode == 2

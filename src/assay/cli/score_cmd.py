@@ -116,8 +116,17 @@ class _Builder:
         from assay.evaluators.judge.templates import get_template
         from assay.models.cache import ResponseCache
 
-        template = None if name == "item-judge" else get_template_or_hint(name, get_template)
         model = model or self.judge_model or ""
+        if name == "finance-hybrid":
+            if not model:
+                raise ConfigError("finance-hybrid reads answers with a model: give "
+                                  "--judge-model MODEL or write finance-hybrid@MODEL")
+            from assay.evaluators.hybrid import FinanceHybrid
+
+            hybrid = FinanceHybrid(self._client(model),
+                                   ResponseCache(self.engine) if self.use_cache else None)
+            return hybrid
+        template = None if name == "item-judge" else get_template_or_hint(name, get_template)
         if not model:
             raise ConfigError(f"evaluator '{name}' is an LLM judge: give --judge-model MODEL "
                               f"or write {name}@MODEL")
@@ -144,7 +153,7 @@ class _Builder:
 def get_template_or_hint(name: str, get_template: Any) -> Any:
     from assay.evaluators.judge.templates import template_paths
 
-    known = [*registry.names(), *template_paths(), "item-judge"]
+    known = [*registry.names(), *template_paths(), "item-judge", "finance-hybrid"]
     if name not in known and not Path(name).exists():
         close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
         hint = f"; did you mean {', '.join(close)}?" if close else f"; known: {', '.join(known)}"

@@ -16,6 +16,29 @@ from .parse import parse_reply
 from .templates import Template, item_template
 
 
+async def ask(client: ModelClient, cache: ResponseCache | None,
+              messages: list[dict[str, str]]) -> tuple[Completion, dict[str, Any]]:
+    """One model call through the cache, and the record of it kept in a score's evidence."""
+    cfg = client.cfg
+    key = cache_key(cfg.base_url, cfg.model, messages, cfg.params)
+    completion: Completion | None = None
+    if cache is not None:
+        hit = cache.get(key)
+        if hit is not None:
+            completion = Completion(hit["text"], hit.get("usage", {}), 0.0, [], cached=True)
+    if completion is None:
+        completion = await client.chat(messages)
+        if completion.error is None and cache is not None:
+            cache.put(key, cfg.name, {"text": completion.text, "usage": completion.usage})
+    record = {
+        "model": {k: v for k, v in cfg.public().items() if k != "max_retries"},
+        "messages": messages, "reply": completion.text, "usage": completion.usage,
+        "latency_s": round(completion.latency_s, 4), "attempts": completion.attempts,
+        "cached": completion.cached, "cache_key": key,
+    }
+    return completion, record
+
+
 class JudgeEvaluator:
     def __init__(self, template: Template | None, client: ModelClient, *,
                  cache: ResponseCache | None = None,
@@ -51,25 +74,9 @@ class JudgeEvaluator:
     async def aevaluate(self, item: Item, answer: Answer) -> Score:
         template = self.template_for(item)
         messages = self.messages(item, answer)
-        cfg = self.client.cfg
-        key = cache_key(cfg.base_url, cfg.model, messages, cfg.params)
-        completion: Completion | None = None
-        if self.cache is not None:
-            hit = self.cache.get(key)
-            if hit is not None:
-                completion = Completion(hit["text"], hit.get("usage", {}), 0.0, [], cached=True)
-        if completion is None:
-            completion = await self.client.chat(messages)
-            if completion.error is None and self.cache is not None:
-                self.cache.put(key, cfg.name, {"text": completion.text,
-                                               "usage": completion.usage})
+        completion, call = await ask(self.client, self.cache, messages)
         evidence: dict[str, Any] = {
-            "template": template.name, "template_version": template.version,
-            "model": {k: v for k, v in cfg.public().items() if k != "max_retries"},
-            "messages": messages, "reply": completion.text, "usage": completion.usage,
-            "latency_s": round(completion.latency_s, 4), "attempts": completion.attempts,
-            "cached": completion.cached, "cache_key": key,
-        }
+            "template": template.name, "template_version": template.version, **call}
         full = (template.schema.minimum, template.schema.maximum)
         if completion.error is not None:
             return Score(None, ScoreStatus.ERROR, f"model call failed: {completion.error}",

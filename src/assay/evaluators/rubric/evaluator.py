@@ -79,6 +79,12 @@ class FinanceRubric:
         return version()
 
     def evaluate(self, item: Item, answer: Answer) -> Score:
+        return self.decide(item, answer)
+
+    def prepare(self, item: Item, answer: Answer) -> Score | tuple[Criteria, Truth, str]:
+        """The steps before reading values: a final Score (empty answer, no truth, bad rubric),
+        or what reading and deciding need. `finance-hybrid` uses it to skip the model call
+        when the rules already decide."""
         lang = _lang(item)
         zh = lang == "zh"
         text = (answer.text or "").strip()
@@ -97,9 +103,18 @@ class FinanceRubric:
             criteria = parse_criteria(str(item.get("response_reference") or ""))
         except RubricError as exc:
             return self._error(str(exc), {"truth": truth.evidence()})
-        return self._decide(text, criteria, truth, lang)
+        return criteria, truth, lang
 
-    def _decide(self, text: str, criteria: Criteria, truth: Truth, lang: str) -> Score:
+    def decide(self, item: Item, answer: Answer, values: list[Bound] | None = None) -> Score:
+        """Decide from the values `bind` reads, or from `values` read by someone else."""
+        prepared = self.prepare(item, answer)
+        if isinstance(prepared, Score):
+            return prepared
+        criteria, truth, lang = prepared
+        return self._decide((answer.text or "").strip(), criteria, truth, lang, values)
+
+    def _decide(self, text: str, criteria: Criteria, truth: Truth, lang: str,
+                given: list[Bound] | None = None) -> Score:
         zh = lang == "zh"
         evidence: dict[str, Any] = {
             "required": list(criteria.required),
@@ -116,7 +131,7 @@ class FinanceRubric:
             return self._null(
                 f"真实实时信息中没有{names}的数字，无法评分（null）。" if zh else
                 f"The ground truth has no value for {names}: not scored (null).", evidence)
-        bound = bind(text, criteria.required)
+        bound = given if given is not None else bind(text, criteria.required)
         if criteria.aliases:
             alias = dict(criteria.aliases)
             bound = [replace(b, field=alias.get(b.field, b.field)) for b in bound]

@@ -32,7 +32,9 @@ from .manifest import build_manifest
 from .stop import deferred_interrupt
 
 BATCH = 2000  # items per transaction for code evaluators
-JUDGE_CHUNK = 256  # items in flight at once (and per transaction) when a model judges
+JUDGE_FLUSH = 256  # judged items per transaction (or every JUDGE_FLUSH_S seconds)
+JUDGE_FLUSH_S = 1.0
+JUDGE_WINDOW = 512  # items in flight when a model judges; the limiters bound actual requests
 Progress = Callable[[int], None]
 
 
@@ -212,15 +214,30 @@ async def ascore_dataset(engine: Engine, dataset: Dataset, evaluators: Sequence[
     try:
         with deferred_interrupt() as stop, long_lived_data_frozen():
             if judged:
-                for start in range(0, len(dataset.items), JUDGE_CHUNK):
-                    if stop.requested:
+                # A sliding window, not fixed chunks: a new item starts as soon as one ends,
+                # so the endpoint never idles at a chunk's tail. On Ctrl-C no new item
+                # starts; those in flight finish and are written.
+                pending: set[asyncio.Future[Any]] = set()
+                upcoming = iter(dataset.items)
+                last_flush = loop_time = asyncio.get_running_loop().time
+                flushed_at = last_flush()
+                while True:
+                    while not stop.requested and len(pending) < JUDGE_WINDOW:
+                        nxt = next(upcoming, None)
+                        if nxt is None:
+                            break
+                        pending.add(asyncio.ensure_future(judge_item(nxt)))
+                    if not pending:
                         break
-                    chunk = dataset.items[start:start + JUDGE_CHUNK]
-                    for item, answer, scores in await asyncio.gather(
-                            *(judge_item(it) for it in chunk)):
-                        record(item, answer, scores)
-                    flush()
-                    stamp = repo.now()
+                    done, pending = await asyncio.wait(pending,
+                                                       return_when=asyncio.FIRST_COMPLETED)
+                    for task in done:
+                        record(*task.result())
+                    if len(answer_rows) >= JUDGE_FLUSH or loop_time() - flushed_at \
+                            >= JUDGE_FLUSH_S:
+                        flush()
+                        stamp = repo.now()
+                        flushed_at = loop_time()
             else:
                 for item in dataset.items:
                     if stop.requested:

@@ -34,7 +34,7 @@ from .stop import deferred_interrupt
 BATCH = 2000  # items per transaction for code evaluators
 JUDGE_FLUSH = 256  # judged items per transaction (or every JUDGE_FLUSH_S seconds)
 JUDGE_FLUSH_S = 1.0
-JUDGE_WINDOW = 512  # items in flight when a model judges; the limiters bound actual requests
+JUDGE_MIN_WORKERS = 16
 Progress = Callable[[int], None]
 
 
@@ -88,6 +88,14 @@ async def _aevaluate(ev: Any, item: Item, answer: Answer | None) -> Score:
         raise
     except Exception as exc:
         return _missing(ev, f"evaluator failed: {type(exc).__name__}: {exc}")
+
+
+def _workers(evaluators: Sequence[Evaluator]) -> int:
+    """Items in flight when models judge: twice the largest endpoint concurrency, so a free
+    request slot always has an item ready; the endpoints' limiters bound the actual calls."""
+    limits = [getattr(getattr(ev, "client", None), "cfg", None) for ev in evaluators]
+    top = max((c.max_concurrency for c in limits if c is not None), default=8)
+    return max(JUDGE_MIN_WORKERS, 2 * top)
 
 
 def _validate(dataset: Dataset, evaluators: Sequence[Evaluator],
@@ -204,9 +212,14 @@ async def ascore_dataset(engine: Engine, dataset: Dataset, evaluators: Sequence[
 
     async def judge_item(item: Item) -> tuple[Item, Answer | None, list[Score]]:
         answer = answers(item)
-        scores = list(await asyncio.gather(*(
-            _aevaluate(ev, item, answer) if hasattr(ev, "aevaluate")
-            else _sync(ev, item, answer) for ev in evaluators)))
+        if len(evaluators) == 1:  # the common case: no task per evaluator
+            ev = evaluators[0]
+            scores = [await _aevaluate(ev, item, answer) if hasattr(ev, "aevaluate")
+                      else _evaluate(ev, item, answer)]
+        else:
+            scores = list(await asyncio.gather(*(
+                _aevaluate(ev, item, answer) if hasattr(ev, "aevaluate")
+                else _sync(ev, item, answer) for ev in evaluators)))
         if jury is not None:
             scores.append(combine(jury, [s for s in scores if s.evaluator in judges]))
         return item, answer, scores
@@ -214,30 +227,27 @@ async def ascore_dataset(engine: Engine, dataset: Dataset, evaluators: Sequence[
     try:
         with deferred_interrupt() as stop, long_lived_data_frozen():
             if judged:
-                # A sliding window, not fixed chunks: a new item starts as soon as one ends,
-                # so the endpoint never idles at a chunk's tail. On Ctrl-C no new item
-                # starts; those in flight finish and are written.
-                pending: set[asyncio.Future[Any]] = set()
+                # A pool of workers, not fixed chunks: a new item starts as soon as one ends,
+                # so the endpoint never idles at a chunk's tail, at O(1) cost per item. On
+                # Ctrl-C no new item starts; those in flight finish and are written.
                 upcoming = iter(dataset.items)
-                last_flush = loop_time = asyncio.get_running_loop().time
-                flushed_at = last_flush()
-                while True:
-                    while not stop.requested and len(pending) < JUDGE_WINDOW:
+                loop_time = asyncio.get_running_loop().time
+                flushed_at = loop_time()
+
+                async def worker() -> None:
+                    nonlocal stamp, flushed_at
+                    while not stop.requested:
                         nxt = next(upcoming, None)
                         if nxt is None:
-                            break
-                        pending.add(asyncio.ensure_future(judge_item(nxt)))
-                    if not pending:
-                        break
-                    done, pending = await asyncio.wait(pending,
-                                                       return_when=asyncio.FIRST_COMPLETED)
-                    for task in done:
-                        record(*task.result())
-                    if len(answer_rows) >= JUDGE_FLUSH or loop_time() - flushed_at \
-                            >= JUDGE_FLUSH_S:
-                        flush()
-                        stamp = repo.now()
-                        flushed_at = loop_time()
+                            return
+                        record(*await judge_item(nxt))
+                        if len(answer_rows) >= JUDGE_FLUSH or \
+                                loop_time() - flushed_at >= JUDGE_FLUSH_S:
+                            flush()
+                            stamp = repo.now()
+                            flushed_at = loop_time()
+
+                await asyncio.gather(*(worker() for _ in range(_workers(evaluators))))
             else:
                 for item in dataset.items:
                     if stop.requested:

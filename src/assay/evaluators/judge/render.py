@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from assay.core.errors import ConfigError
@@ -27,6 +28,12 @@ def placeholders(text: str, syntax: str) -> list[str]:
     return list(dict.fromkeys(m.group(1) for m in _pattern(syntax).finditer(text)))
 
 
+@lru_cache(maxsize=256)
+def _names(text: str, syntax: str) -> tuple[str, ...]:
+    # templates are few and reused for every item: find their variables once
+    return tuple(placeholders(text, syntax))
+
+
 def _pattern(syntax: str) -> re.Pattern[str]:
     try:
         return _PATTERNS[syntax]
@@ -37,7 +44,10 @@ def _pattern(syntax: str) -> re.Pattern[str]:
 
 def render(text: str, values: Mapping[str, Any], syntax: str, *, where: str = "") -> str:
     pattern = _pattern(syntax)
-    missing = [name for name in placeholders(text, syntax) if values.get(name) is None]
+    names = _names(text, syntax)
+    if not names:
+        return text  # e.g. the T1 judge's 8 KB system prompt: nothing to fill, nothing to scan
+    missing = [name for name in names if values.get(name) is None]
     if missing:
         raise ConfigError(f"{where + ': ' if where else ''}no value for template variable"
                           f"{'s' if len(missing) > 1 else ''} {', '.join(missing)}")

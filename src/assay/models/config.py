@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from assay.core.errors import ConfigError
+from assay.core.yamltext import yaml_mapping
 
 DEFAULT_FILE = "assay-models.yaml"
 # Base URLs of common OpenAI-compatible endpoints, for `--preset`.
@@ -75,13 +76,8 @@ def load_models(path: str | Path | None = None) -> dict[str, ModelConfig]:
     p = models_file(path)
     if not p.exists():
         return {}
-    try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"{p}{line}: invalid YAML: {getattr(exc, 'problem', exc)}") from None
-    entries = data.get("models") if isinstance(data, dict) else None
+    data = yaml_mapping(p.read_text(encoding="utf-8"), str(p))
+    entries = data.get("models")
     if not isinstance(entries, dict):
         raise ConfigError(f"{p}: expected a 'models:' mapping")
     out = {}

@@ -26,9 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from assay.core.errors import ConfigError
+from assay.core.yamltext import yaml_mapping
 
 from .parse import ScoreSchema
 from .render import DOUBLE, SINGLE, placeholders
@@ -76,15 +75,7 @@ def load_template(path: str | Path) -> Template:
 
 
 def _yaml(text: str, p: Path) -> dict[str, Any]:
-    try:
-        meta = yaml.safe_load(text) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"{p}{line}: invalid YAML: {getattr(exc, 'problem', exc)}") from None
-    if not isinstance(meta, dict):
-        raise ConfigError(f"{p}:1: front matter must be a mapping of keys")
-    return meta
+    return yaml_mapping(text, str(p), what="front matter")
 
 
 def _sections(body: str, p: Path, first_line: int) -> tuple[str, str]:

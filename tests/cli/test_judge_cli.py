@@ -238,3 +238,50 @@ def test_finance_hybrid_model_reads_rubric_decides(project: Path,
     assert len(openai_server.requests) == 9
     assert "Fields (key: meaning):\nlast: latest price / 最新价" in \
         openai_server.requests[0]["messages"][1]["content"]
+
+
+def test_ctrl_c_during_judging_keeps_what_finished(project: Path,
+                                                   openai_server: OpenAIServer) -> None:
+    import signal
+    import time
+
+    openai_server.latency_s = 0.2
+    rows = [{"prompt_id": f"k{i}", "prompt": f"问题{i}", "response_reference": "必答点：最新价\n"
+             "精度要求：仅允许四舍五入误差", "ground_truth": '{"最新价": "1"}', "response": "1"}
+            for i in range(400)]
+    (project / "many.json").write_text(json.dumps(rows, ensure_ascii=False), "utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in ("ASSAY_DB", "ASSAY_MODELS")}
+    env["ASSAY_TEST_KEY"] = SECRET
+    proc = subprocess.Popen([ASSAY, "score", "many.json", "-e", "finsearch-t1-judge@judge",
+                             "--out", "o.jsonl", "-q"], cwd=project, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while len(openai_server.requests) < 40 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    db = sqlite3.connect(project / ".assay" / "assay.db")
+    status, summary = db.execute("SELECT status, summary FROM runs").fetchone()
+    stored = db.execute("SELECT count(*) FROM results").fetchone()[0]
+    lines = (project / "o.jsonl").read_text("utf-8").splitlines()
+    assert status == "interrupted"
+    # every request that was made is a stored result: items in flight finished and were written
+    assert stored == len(lines) == json.loads(summary)["items_done"]
+    assert stored == len(openai_server.requests) and 40 <= stored < 400
+
+
+def test_cost_from_the_price_table(project: Path, openai_server: OpenAIServer) -> None:
+    r = run("models", "add", "priced", "--base-url", openai_server.base_url, "--model", "p",
+            "--price-in", "2", "--price-out", "8", cwd=project)
+    assert r.returncode == 0, r.stderr
+    r = run("score", "items.json", "-e", "finsearch-t1-judge@priced", "--out", "o.jsonl",
+            cwd=project)
+    assert r.returncode == 0, r.stderr
+    recs = [json.loads(x) for x in (project / "o.jsonl").read_text("utf-8").splitlines()]
+    for rec in recs:
+        u = rec["evidence"]["usage"]
+        assert rec["evidence"]["cost"] == pytest.approx(
+            (u["prompt_tokens"] * 2 + u["completion_tokens"] * 8) / 1e6)
+    total = sum(x["evidence"]["cost"] for x in recs)
+    assert f"finsearch-t1-judge@priced: model cost {total:.4f}" in r.stdout

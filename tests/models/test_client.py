@@ -132,3 +132,17 @@ def test_missing_key_variable_is_a_config_error(openai_server: OpenAIServer,
     monkeypatch.delenv("ASSAY_TEST_KEY", raising=False)
     with pytest.raises(ConfigError, match="ASSAY_TEST_KEY is not set"):
         ModelClient(cfg(openai_server, api_key_env="ASSAY_TEST_KEY"))
+
+
+def test_rpm_spaces_request_starts(openai_server: OpenAIServer) -> None:
+    import time
+
+    async def go() -> float:
+        async with ModelClient(cfg(openai_server, rpm=600, max_concurrency=10)) as client:
+            t0 = time.perf_counter()
+            await asyncio.gather(*(client.chat([{"role": "user", "content": str(i)}])
+                                   for i in range(6)))
+            return time.perf_counter() - t0
+    elapsed = asyncio.run(go())
+    assert elapsed >= 0.5  # 6 starts at 0.1 s spacing: the last starts at 0.5 s
+    assert len(openai_server.requests) == 6

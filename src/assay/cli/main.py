@@ -140,11 +140,14 @@ def models_add(
     param: Annotated[list[str] | None, typer.Option(
         "--param", help="Request parameter k=v (repeatable), e.g. temperature=0.")] = None,
     max_concurrency: Annotated[int, typer.Option("--max-concurrency")] = 8,
-    rpm: Annotated[int | None, typer.Option("--rpm", help="Requests per minute "
-                                            "(recorded; enforcement comes with the runner).")]
-        = None,
+    rpm: Annotated[int | None, typer.Option("--rpm", help="Requests per minute: request "
+                                            "starts are spaced 60/N seconds apart.")] = None,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds per request.")] = 60.0,
     max_retries: Annotated[int, typer.Option("--max-retries")] = 4,
+    price_in: Annotated[float | None, typer.Option(
+        "--price-in", help="Price per million input tokens (for cost figures).")] = None,
+    price_out: Annotated[float | None, typer.Option(
+        "--price-out", help="Price per million output tokens.")] = None,
     replace: Annotated[bool, typer.Option("--replace", help="Overwrite an existing entry.")]
         = False,
     models: ModelsFile = None,
@@ -155,7 +158,7 @@ def models_add(
     add_model(name=name, model=model, base_url=base_url, preset=preset,
               api_key_env=api_key_env, params=param or [], max_concurrency=max_concurrency,
               rpm=rpm, timeout=timeout, max_retries=max_retries, replace=replace,
-              models_file=models)
+              models_file=models, price_in=price_in, price_out=price_out)
 
 
 @models_app.command("list")

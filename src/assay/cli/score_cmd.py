@@ -180,3 +180,6 @@ def _print_summary(console: Console, run_id: str, name: str, total: int,
         for label, t in sorted(summary.by_label.get(evaluator, {}).items()):
             _row(table, label, t)
         console.print(table)
+        if tally.cost is not None:
+            console.print(f"{evaluator}: model cost {tally.cost:.4f} (from the model's price "
+                          "table; cache hits cost nothing)")

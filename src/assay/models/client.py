@@ -18,7 +18,7 @@ from typing import Any
 from assay.core.errors import ConfigError
 
 from .config import ModelConfig
-from .limiter import AdaptiveLimiter
+from .limiter import AdaptiveLimiter, RatePacer
 
 BACKOFF_BASE_S = 0.5
 BACKOFF_MAX_S = 20.0
@@ -49,6 +49,7 @@ class ModelClient:
         self.cfg = cfg
         self.backoff_base_s = backoff_base_s
         self.limiter = AdaptiveLimiter(cfg.max_concurrency)
+        self.pacer = RatePacer(cfg.rpm) if cfg.rpm else None
         self._client = AsyncOpenAI(base_url=cfg.base_url, api_key=cfg.api_key(), max_retries=0,
                                    timeout=cfg.timeout_s, http_client=DefaultAioHttpClient())
 
@@ -69,6 +70,8 @@ class ModelClient:
         attempts: list[dict[str, Any]] = []
         start = time.perf_counter()
         for attempt in range(self.cfg.max_retries + 1):
+            if self.pacer is not None:
+                await self.pacer.wait()
             await self.limiter.acquire()
             throttled = False
             retry_after: float | None = None

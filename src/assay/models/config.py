@@ -52,6 +52,15 @@ class ModelConfig:
     rpm: int | None = None
     timeout_s: float = 60.0
     max_retries: int = 4
+    # Optional price table, per million tokens, in any one currency the team uses.
+    price_in_per_mtok: float | None = None
+    price_out_per_mtok: float | None = None
+
+    def cost(self, usage: dict[str, int]) -> float | None:
+        if self.price_in_per_mtok is None and self.price_out_per_mtok is None:
+            return None
+        return (usage.get("prompt_tokens", 0) * (self.price_in_per_mtok or 0.0)
+                + usage.get("completion_tokens", 0) * (self.price_out_per_mtok or 0.0)) / 1e6
 
     def api_key(self) -> str:
         """The key from the environment, at call time only (it is never stored anywhere)."""
@@ -104,6 +113,8 @@ def validate(cfg: ModelConfig) -> ModelConfig:
     if cfg.api_key_env is not None and not _ENV_NAME.match(cfg.api_key_env):
         raise ConfigError(f"model '{cfg.name}': --api-key-env takes the NAME of an environment "
                           f"variable (like DEEPSEEK_API_KEY), not a key")
+    if cfg.rpm is not None and cfg.rpm < 1:
+        raise ConfigError(f"model '{cfg.name}': --rpm must be at least 1")
     if cfg.max_concurrency < 1 or cfg.max_retries < 0 or cfg.timeout_s <= 0:
         raise ConfigError(f"model '{cfg.name}': concurrency ≥ 1, retries ≥ 0, timeout > 0")
     return cfg

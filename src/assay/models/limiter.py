@@ -32,3 +32,22 @@ class AdaptiveLimiter:
             free = self.limit - self.in_flight
             if free > 0:
                 self._cond.notify(free)
+
+
+class RatePacer:
+    """Requests per minute: request starts are spaced 60/rpm seconds apart, whatever the
+    concurrency (smooth pacing rather than bursts, which providers tend to reject)."""
+
+    def __init__(self, rpm: int) -> None:
+        self.interval = 60.0 / rpm
+        self._next = 0.0
+        self._lock = asyncio.Lock()
+
+    async def wait(self) -> None:
+        loop = asyncio.get_running_loop()
+        async with self._lock:
+            now = loop.time()
+            start = max(now, self._next)
+            self._next = start + self.interval
+        if start > now:
+            await asyncio.sleep(start - now)

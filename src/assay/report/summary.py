@@ -14,6 +14,7 @@ class Tally:
     null: int = 0
     unscored: int = 0
     error: int = 0
+    cost: float | None = None  # model cost, when the model has a price table
 
     def add(self, status: str, value: float | None) -> None:
         self.items += 1
@@ -33,8 +34,12 @@ class Tally:
         return self.total / self.scored if self.scored else None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"items": self.items, "scored": self.scored, "mean": self.mean,
-                "null": self.null, "unscored": self.unscored, "error": self.error}
+        out: dict[str, Any] = {"items": self.items, "scored": self.scored, "mean": self.mean,
+                               "null": self.null, "unscored": self.unscored,
+                               "error": self.error}
+        if self.cost is not None:
+            out["cost"] = round(self.cost, 6)
+        return out
 
 
 @dataclass
@@ -42,8 +47,12 @@ class Summary:
     overall: dict[str, Tally] = field(default_factory=dict)
     by_label: dict[str, dict[str, Tally]] = field(default_factory=dict)
 
-    def add(self, evaluator: str, label: Any, status: str, value: float | None) -> None:
-        self.overall.setdefault(evaluator, Tally()).add(status, value)
+    def add(self, evaluator: str, label: Any, status: str, value: float | None,
+            cost: float | None = None) -> None:
+        tally = self.overall.setdefault(evaluator, Tally())
+        tally.add(status, value)
+        if cost is not None:
+            tally.cost = (tally.cost or 0.0) + cost
         if label is not None and str(label).strip():
             per = self.by_label.setdefault(evaluator, {})
             per.setdefault(str(label), Tally()).add(status, value)

@@ -198,7 +198,10 @@ async def ascore_dataset(engine: Engine, dataset: Dataset, evaluators: Sequence[
             rec = score.as_record(item.id)
             status = rec["status"]
             counts[status] = counts.get(status, 0) + 1
-            run.summary.add(score.evaluator, item.get(group_by), status, score.value)
+            cost = score.evidence.get("cost") if score.evidence else None
+            if cost is None and score.evidence and "extraction" in score.evidence:
+                cost = score.evidence["extraction"].get("cost")
+            run.summary.add(score.evaluator, item.get(group_by), status, score.value, cost)
             # Evidence is encoded once and the bytes serve both the store and the JSONL.
             evidence = orjson.dumps(score.evidence)
             result_rows.append({

@@ -36,6 +36,9 @@ async def ask(client: ModelClient, cache: ResponseCache | None,
         "latency_s": round(completion.latency_s, 4), "attempts": completion.attempts,
         "cached": completion.cached, "cache_key": key,
     }
+    cost = cfg.cost(completion.usage)
+    if cost is not None:
+        record["cost"] = 0.0 if completion.cached else round(cost, 8)  # a cache hit is free
     return completion, record
 
 

@@ -285,3 +285,16 @@ def test_cost_from_the_price_table(project: Path, openai_server: OpenAIServer) -
             (u["prompt_tokens"] * 2 + u["completion_tokens"] * 8) / 1e6)
     total = sum(x["evidence"]["cost"] for x in recs)
     assert f"finsearch-t1-judge@priced: model cost {total:.4f}" in r.stdout
+
+
+def test_json_mode_asks_for_json_and_keys_the_cache(project: Path,
+                                                    openai_server: OpenAIServer) -> None:
+    assert run("models", "add", "js", "--base-url", openai_server.base_url, "--model", "judge-1",
+               "--json-mode", cwd=project).returncode == 0
+    assert run("score", "items.json", "-e", "finsearch-t1-judge@js", cwd=project).returncode == 0
+    assert all(r["response_format"] == {"type": "json_object"} for r in openai_server.requests)
+    # the same messages without json mode are a different request, not a cache hit
+    n = len(openai_server.requests)
+    assert run("score", "items.json", "-e", "finsearch-t1-judge@judge", cwd=project
+               ).returncode == 0
+    assert len(openai_server.requests) == n + 9

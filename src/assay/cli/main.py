@@ -148,6 +148,9 @@ def models_add(
         "--price-in", help="Price per million input tokens (for cost figures).")] = None,
     price_out: Annotated[float | None, typer.Option(
         "--price-out", help="Price per million output tokens.")] = None,
+    json_mode: Annotated[bool, typer.Option(
+        "--json-mode", help="Ask judges to reply in JSON (response_format), where supported.")]
+        = False,
     replace: Annotated[bool, typer.Option("--replace", help="Overwrite an existing entry.")]
         = False,
     models: ModelsFile = None,
@@ -158,7 +161,7 @@ def models_add(
     add_model(name=name, model=model, base_url=base_url, preset=preset,
               api_key_env=api_key_env, params=param or [], max_concurrency=max_concurrency,
               rpm=rpm, timeout=timeout, max_retries=max_retries, replace=replace,
-              models_file=models, price_in=price_in, price_out=price_out)
+              models_file=models, price_in=price_in, price_out=price_out, json_mode=json_mode)
 
 
 @models_app.command("list")

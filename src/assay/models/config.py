@@ -55,6 +55,9 @@ class ModelConfig:
     # Optional price table, per million tokens, in any one currency the team uses.
     price_in_per_mtok: float | None = None
     price_out_per_mtok: float | None = None
+    # Ask judges' replies as JSON (response_format json_object) — only where the endpoint
+    # supports it; the strict parser does not depend on it.
+    json_mode: bool = False
 
     def cost(self, usage: dict[str, int]) -> float | None:
         if self.price_in_per_mtok is None and self.price_out_per_mtok is None:

@@ -20,14 +20,15 @@ async def ask(client: ModelClient, cache: ResponseCache | None,
               messages: list[dict[str, str]]) -> tuple[Completion, dict[str, Any]]:
     """One model call through the cache, and the record of it kept in a score's evidence."""
     cfg = client.cfg
-    key = cache_key(cfg.base_url, cfg.model, messages, cfg.params)
+    extra = {"response_format": {"type": "json_object"}} if cfg.json_mode else {}
+    key = cache_key(cfg.base_url, cfg.model, messages, {**cfg.params, **extra})
     completion: Completion | None = None
     if cache is not None:
         hit = cache.get(key)
         if hit is not None:
             completion = Completion(hit["text"], hit.get("usage", {}), 0.0, [], cached=True)
     if completion is None:
-        completion = await client.chat(messages)
+        completion = await client.chat(messages, extra)
         if completion.error is None and cache is not None:
             cache.put(key, cfg.name, {"text": completion.text, "usage": completion.usage})
     record = {

@@ -151,14 +151,17 @@ class _Builder:
 
 
 def get_template_or_hint(name: str, get_template: Any) -> Any:
-    from assay.evaluators.judge.templates import template_paths
+    from assay.evaluators.judge.templates import load_template, template_paths
 
-    known = [*registry.names(), *template_paths(), "item-judge", "finance-hybrid"]
-    if name not in known and not Path(name).exists():
-        close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
-        hint = f"; did you mean {', '.join(close)}?" if close else f"; known: {', '.join(known)}"
-        raise ConfigError(f"unknown evaluator '{name}'{hint}")
-    return get_template(name)
+    paths = template_paths()  # scanned once; get_template would scan them all again
+    if name in paths:
+        return load_template(paths[name])
+    if Path(name).exists():
+        return get_template(name)
+    known = [*registry.names(), *paths, "item-judge", "finance-hybrid"]
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+    hint = f"; did you mean {', '.join(close)}?" if close else f"; known: {', '.join(known)}"
+    raise ConfigError(f"unknown evaluator '{name}'{hint}")
 
 
 def _fmt(mean: float | None) -> str:

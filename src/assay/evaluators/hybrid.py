@@ -61,14 +61,15 @@ class FinanceHybrid:
         completion, call = await ask(self.client, self.cache, messages)
         extraction: dict[str, Any] = dict(call)
         if completion.error is not None:
-            return Score(None, ScoreStatus.ERROR, f"model call failed: {completion.error}",
-                         self.name, self.version, (0.0, 1.0), {"extraction": extraction})
+            return self._named(Score(None, ScoreStatus.ERROR,
+                                     f"model call failed: {completion.error}", self.name,
+                                     self.version), extraction)
         values, notes = _values(completion.text or "", text, set(criteria.required))
         extraction["read"] = notes
         if values is None:
-            return Score(None, ScoreStatus.UNSCORED,
-                         "the extraction reply has no JSON object with a 'values' list",
-                         self.name, self.version, (0.0, 1.0), {"extraction": extraction})
+            return self._named(Score(None, ScoreStatus.UNSCORED,
+                                     "the extraction reply has no JSON object with a 'values' "
+                                     "list", self.name, self.version), extraction)
         decision = self.rubric.decide(item, answer, values)
         return self._named(decision, extraction)
 
@@ -76,6 +77,8 @@ class FinanceHybrid:
         evidence = dict(score.evidence)
         if extraction:
             evidence["extraction"] = extraction
+            if "cost" in extraction:
+                evidence["cost"] = extraction["cost"]
         return Score(score.value, score.status, score.reason, self.name, self.version,
                      score.full_score, evidence)
 

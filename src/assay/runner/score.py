@@ -65,8 +65,9 @@ def _precheck(ev: Evaluator, item: Item, answer: Answer | None) -> Score | None:
 
 def _evaluate(ev: Evaluator, item: Item, answer: Answer | None) -> Score:
     early = _precheck(ev, item, answer)
-    if early is not None or answer is None:
-        return early or _missing(ev, "no answer for this item")
+    if early is not None:
+        return early
+    assert answer is not None  # _precheck answered for a missing answer
     try:
         return ev.evaluate(item, answer)
     except Exception as exc:  # an evaluator bug must cost one item, not the run
@@ -79,8 +80,9 @@ async def _sync(ev: Evaluator, item: Item, answer: Answer | None) -> Score:
 
 async def _aevaluate(ev: Any, item: Item, answer: Answer | None) -> Score:
     early = _precheck(ev, item, answer)
-    if early is not None or answer is None:
-        return early or _missing(ev, "no answer for this item")
+    if early is not None:
+        return early
+    assert answer is not None  # _precheck answered for a missing answer
     try:
         score: Score = await ev.aevaluate(item, answer)
         return score
@@ -199,8 +201,6 @@ async def ascore_dataset(engine: Engine, dataset: Dataset, evaluators: Sequence[
             status = rec["status"]
             counts[status] = counts.get(status, 0) + 1
             cost = score.evidence.get("cost") if score.evidence else None
-            if cost is None and score.evidence and "extraction" in score.evidence:
-                cost = score.evidence["extraction"].get("cost")
             run.summary.add(score.evaluator, item.get(group_by), status, score.value, cost)
             # Evidence is encoded once and the bytes serve both the store and the JSONL.
             evidence = orjson.dumps(score.evidence)

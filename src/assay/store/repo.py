@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Table, func, insert, select, update
+from sqlalchemy import Connection, Engine, Table, insert, select, update
 
 from assay.core.types import Item
 
@@ -106,12 +106,6 @@ def get_run(engine: Engine, run_id: str) -> dict[str, Any] | None:
     with engine.connect() as conn:
         row = conn.execute(select(runs).where(runs.c.id == run_id)).mappings().first()
         return dict(row) if row else None
-
-
-def count_results(engine: Engine, run_id: str) -> int:
-    with engine.connect() as conn:
-        return int(conn.execute(select(func.count()).select_from(results)
-                                .where(results.c.run_id == run_id)).scalar_one())
 
 
 def list_results(engine: Engine, run_id: str) -> list[dict[str, Any]]:

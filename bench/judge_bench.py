@@ -3,6 +3,10 @@ OpenAI-compatible stub, side by side with a bare openai-SDK loop (aiohttp transp
 same requests at the same concurrency.
 
     .venv/bin/python bench/judge_bench.py [--items 2000] [--concurrency 50] [--latency 0.1 1.0]
+                                          [--rounds 3]
+
+Each round runs assay and the bare loop back to back against a fresh stub; the order alternates
+between rounds (this 2-core VM drifts by ±15 %), and the medians are reported with every round.
 
 The stub (tests/openai_server.py) runs in its own process. CPU per judgment is the client
 process's user+system time divided by the number of judgments.
@@ -15,6 +19,7 @@ import asyncio
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -103,6 +108,7 @@ def main() -> None:
     ap.add_argument("--items", type=int, default=2000)
     ap.add_argument("--concurrency", type=int, default=50)
     ap.add_argument("--latency", type=float, nargs="+", default=[0.1, 1.0])
+    ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
     base = json.loads(SAMPLE.read_text("utf-8"))
     items = [dict(base[i % len(base)], prompt_id=f"j{i}") for i in range(args.items)]
@@ -111,25 +117,36 @@ def main() -> None:
     print(f"{args.items} judgments, concurrency {args.concurrency}, {os.cpu_count()} cores")
     for latency in args.latency:
         ideal = args.concurrency / latency
-        proc, url = start_stub(latency)
-        try:
-            with tempfile.TemporaryDirectory() as d:
-                tmp = Path(d)
-                (tmp / "items.json").write_text(json.dumps(items, ensure_ascii=False), "utf-8")
-                a_wall, a_cpu, a_phase = run_assay(tmp, url, args.items, args.concurrency)
-            b_wall, b_cpu = asyncio.run(bare_loop(url, requests, args.concurrency))
-        finally:
-            proc.kill()
-        a_rate, p_rate, b_rate = (args.items / a_wall, args.items / a_phase,
-                                  args.items / b_wall)
-        print(f"latency {latency:g} s (ideal {ideal:,.0f}/s):\n"
-              f"  bare SDK loop         {b_rate:7,.0f}/s  {b_cpu / args.items * 1000:5.1f} ms CPU"
-              f"/judgment\n"
-              f"  assay, scoring phase  {p_rate:7,.0f}/s  = {p_rate / b_rate:.0%} of bare, "
-              f"{p_rate / ideal:.0%} of ideal\n"
-              f"  assay, whole command  {a_rate:7,.0f}/s  {a_cpu / args.items * 1000:5.1f} ms CPU"
-              f"/judgment (start-up, dataset load and store included)")
-
+        rounds: list[tuple[float, float, float, float, float]] = []
+        for r in range(args.rounds):
+            proc, url = start_stub(latency)
+            try:
+                with tempfile.TemporaryDirectory() as d:
+                    tmp = Path(d)
+                    (tmp / "items.json").write_text(json.dumps(items, ensure_ascii=False),
+                                                    "utf-8")
+                    if r % 2:
+                        b_wall, b_cpu = asyncio.run(bare_loop(url, requests, args.concurrency))
+                    a_wall, a_cpu, a_phase = run_assay(tmp, url, args.items, args.concurrency)
+                    if not r % 2:
+                        b_wall, b_cpu = asyncio.run(bare_loop(url, requests, args.concurrency))
+            finally:
+                proc.kill()
+            n = args.items
+            rounds.append((n / b_wall, b_cpu / n * 1000, n / a_phase, n / a_wall,
+                           a_cpu / n * 1000))
+            b, _, p, _, _ = rounds[-1]
+            print(f"  latency {latency:g} s, round {r + 1}: bare {b:,.0f}/s, assay scoring "
+                  f"phase "
+                  f"{p:,.0f}/s = {p / b:.0%}", flush=True)
+        b_rate, b_ms, p_rate, a_rate, a_ms = (statistics.median(x) for x in zip(*rounds, strict=True))
+        share = statistics.median(p / b for b, _, p, _, _ in rounds)
+        print(f"latency {latency:g} s (ideal {ideal:,.0f}/s), medians of {args.rounds} rounds:\n"
+              f"  bare SDK loop         {b_rate:7,.0f}/s  {b_ms:5.1f} ms CPU/judgment\n"
+              f"  assay, scoring phase  {p_rate:7,.0f}/s  = {share:.0%} of bare (median of "
+              f"per-round ratios), {p_rate / ideal:.0%} of ideal\n"
+              f"  assay, whole command  {a_rate:7,.0f}/s  {a_ms:5.1f} ms CPU/judgment "
+              f"(start-up, dataset load and store included)")
 
 if __name__ == "__main__":
     main()

@@ -8,6 +8,9 @@ Replies are scripted: `server.script` is a list of actions taken in order (then 
     ("truncated",)                         200 with a JSON body cut in half
     ("no_content",)                        200 with a completion lacking message content
 `default` may be a function of the request's messages returning the reply text.
+A request with `"stream": true` gets the same actions as server-sent events, chunked a few
+characters at a time (usage in a last chunk when `stream_options.include_usage` is set);
+"truncated" then cuts the stream before its finish chunk and "malformed" sends a bad event.
 Every request is logged in `server.requests` (the parsed JSON body).
 """
 
@@ -78,15 +81,17 @@ class OpenAIServer:
             await asyncio.sleep(action[1])
             action = self._next()
         if action is None:
-            return _completion(body, self.default(body["messages"]))
+            return await self._reply(request, body, self.default(body["messages"]))
         kind = action[0]
         if kind == "ok":
-            return _completion(body, action[1])
+            return await self._reply(request, body, action[1])
         if kind == "status":
             headers = action[2] if len(action) > 2 else {}
             return web.json_response({"error": {"message": f"scripted {action[1]}",
                                                 "type": "test"}}, status=action[1],
                                      headers=headers)
+        if body.get("stream") and kind in ("malformed", "truncated"):
+            return await _stream(request, body, "x" * 40, cut=kind)
         if kind == "malformed":
             return web.Response(text="<html>gateway error</html>",
                                 content_type="application/json")
@@ -98,6 +103,12 @@ class OpenAIServer:
             payload["choices"] = []
             return web.json_response(payload)
         raise AssertionError(f"unknown scripted action {action!r}")
+
+    async def _reply(self, request: web.Request, body: dict[str, Any],
+                     text: str) -> web.StreamResponse:
+        if body.get("stream"):
+            return await _stream(request, body, text)
+        return _completion(body, text)
 
 
 def _payload(body: dict[str, Any], text: str) -> dict[str, Any]:
@@ -114,3 +125,34 @@ def _payload(body: dict[str, Any], text: str) -> dict[str, Any]:
 
 def _completion(body: dict[str, Any], text: str) -> web.Response:
     return web.json_response(_payload(body, text))
+
+
+async def _stream(request: web.Request, body: dict[str, Any], text: str,
+                  cut: str | None = None) -> web.StreamResponse:
+    resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+    await resp.prepare(request)
+    full = _payload(body, text)
+    base = {k: full[k] for k in ("id", "created", "model")}
+    base["object"] = "chat.completion.chunk"
+
+    async def event(data: dict[str, Any] | str) -> None:
+        line = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+        await resp.write(f"data: {line}\n\n".encode())
+
+    await event({**base, "choices": [{"index": 0, "delta": {"role": "assistant"},
+                                      "finish_reason": None}]})
+    pieces = [text[i:i + 7] for i in range(0, len(text), 7)]
+    for n, piece in enumerate(pieces):
+        if cut == "malformed" and n == 1:
+            await event("{not json")
+        if cut == "truncated" and n == len(pieces) // 2:
+            await resp.write_eof()  # the connection ends before any finish chunk
+            return resp
+        await event({**base, "choices": [{"index": 0, "delta": {"content": piece},
+                                          "finish_reason": None}]})
+    await event({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    if (body.get("stream_options") or {}).get("include_usage"):
+        await event({**base, "choices": [], "usage": full["usage"]})
+    await event("[DONE]")
+    await resp.write_eof()
+    return resp

@@ -298,3 +298,23 @@ def test_json_mode_asks_for_json_and_keys_the_cache(project: Path,
     assert run("score", "items.json", "-e", "finsearch-t1-judge@judge", cwd=project
                ).returncode == 0
     assert len(openai_server.requests) == n + 9
+
+
+def test_a_streaming_model_judges_like_a_plain_one(project: Path,
+                                                   openai_server: OpenAIServer) -> None:
+    r = run("models", "add", "judge-s", "--base-url", openai_server.base_url, "--model",
+            "judge-1", "--stream", cwd=project)
+    assert r.returncode == 0, r.stderr
+    assert "stream: true" in (project / "assay-models.yaml").read_text("utf-8")
+    openai_server.script = [("truncated",)]  # the first stream is cut: retried, not judged
+    r = run("score", "items.json", "-e", "finsearch-t1-judge@judge-s", "--out", "o.jsonl",
+            cwd=project)
+    assert r.returncode == 0, r.stderr
+    recs = {x["item_id"]: x for x in map(json.loads, (project / "o.jsonl").read_text(
+        "utf-8").splitlines())}
+    assert [recs[f"q{i}"]["score"] for i in range(3)] == [1, 0, None]
+    assert [recs[f"q{i}"]["status"] for i in range(3)] == ["scored", "scored", "unscored"]
+    assert recs["q0"]["evidence"]["reply"] == '分析：一致。\n```json\n{"score": 1}\n```'
+    assert all(req.get("stream") is True for req in openai_server.requests)
+    assert len(openai_server.requests) == 10
+    assert sum(len(x["evidence"]["attempts"]) - 1 for x in recs.values()) == 1

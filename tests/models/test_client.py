@@ -32,7 +32,7 @@ def test_plain_call_records_usage_and_latency(openai_server: OpenAIServer) -> No
     c = chat(openai_server, params={"temperature": 0})
     assert c.text == '{"score": 1}' and c.error is None
     assert c.usage["total_tokens"] > 0 and c.latency_s > 0
-    assert c.attempts == [{"outcome": "ok"}] and c.retries == 0
+    assert c.attempts == [{"outcome": "ok"}] and c.retries == 0 and c.finish_reason == "stop"
     sent = openai_server.requests[0]
     assert sent["model"] == "judge-1" and sent["temperature"] == 0
 
@@ -146,3 +146,39 @@ def test_rpm_spaces_request_starts(openai_server: OpenAIServer) -> None:
     elapsed = asyncio.run(go())
     assert elapsed >= 0.5  # 6 starts at 0.1 s spacing: the last starts at 0.5 s
     assert len(openai_server.requests) == 6
+
+
+def test_streamed_reply_is_assembled_with_usage(openai_server: OpenAIServer) -> None:
+    reply = '分析：答案与标准一致，误差在四舍五入范围内。\n{"score": 1}'
+    openai_server.script = [("ok", reply)]
+    c = chat(openai_server, stream=True)
+    assert c.text == reply and c.error is None
+    assert c.usage["completion_tokens"] == len(reply) // 4 + 1
+    sent = openai_server.requests[0]
+    assert sent["stream"] is True and sent["stream_options"] == {"include_usage": True}
+    assert c.finish_reason == "stop"
+
+
+@pytest.mark.parametrize("failure", [("truncated",), ("malformed",), ("status", 503)])
+def test_broken_streams_are_retried_not_judged(openai_server: OpenAIServer,
+                                               failure: tuple[Any, ...]) -> None:
+    openai_server.script = [failure, ("ok", '{"score": 0}')]
+    c = chat(openai_server, stream=True)
+    assert c.text == '{"score": 0}'
+    assert c.retries == 1 and len(openai_server.requests) == 2
+    assert not c.attempts[0]["outcome"].startswith("ok")
+
+
+def test_stream_cut_every_time_gives_an_error_not_partial_text(
+        openai_server: OpenAIServer) -> None:
+    openai_server.script = [("truncated",)] * 2
+    c = chat(openai_server, stream=True, max_retries=1)
+    assert c.text is None and c.error is not None
+    assert "stream" in c.error or "malformed" in c.error
+
+
+def test_stream_given_as_a_param_is_refused() -> None:
+    from assay.models.config import validate
+
+    with pytest.raises(ConfigError, match="--stream"):
+        validate(ModelConfig("m", "http://127.0.0.1:1/v1", "x", params={"stream": True}))

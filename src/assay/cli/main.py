@@ -151,6 +151,8 @@ def models_add(
     json_mode: Annotated[bool, typer.Option(
         "--json-mode", help="Ask judges to reply in JSON (response_format), where supported.")]
         = False,
+    stream: Annotated[bool, typer.Option(
+        "--stream", help="Stream replies (server-sent events) and assemble them.")] = False,
     replace: Annotated[bool, typer.Option("--replace", help="Overwrite an existing entry.")]
         = False,
     models: ModelsFile = None,
@@ -161,7 +163,8 @@ def models_add(
     add_model(name=name, model=model, base_url=base_url, preset=preset,
               api_key_env=api_key_env, params=param or [], max_concurrency=max_concurrency,
               rpm=rpm, timeout=timeout, max_retries=max_retries, replace=replace,
-              models_file=models, price_in=price_in, price_out=price_out, json_mode=json_mode)
+              models_file=models, price_in=price_in, price_out=price_out, json_mode=json_mode,
+              stream=stream)
 
 
 @models_app.command("list")

@@ -38,7 +38,8 @@ def add_model(*, name: str, model: str, base_url: str | None, preset: str | None
               api_key_env: str | None, params: list[str], max_concurrency: int,
               rpm: int | None, timeout: float, max_retries: int, replace: bool,
               models_file: Path | None, price_in: float | None = None,
-              price_out: float | None = None, json_mode: bool = False) -> None:
+              price_out: float | None = None, json_mode: bool = False,
+              stream: bool = False) -> None:
     if preset is not None:
         if preset not in PRESETS:
             raise ConfigError(f"unknown preset '{preset}'; known: {', '.join(PRESETS)}")
@@ -52,7 +53,7 @@ def add_model(*, name: str, model: str, base_url: str | None, preset: str | None
         raise ConfigError(f"model '{name}' exists; use --replace to overwrite it")
     models[name] = validate(ModelConfig(name, base_url, model, api_key_env, _params(params),
                                         max_concurrency, rpm, timeout, max_retries, price_in,
-                                        price_out, json_mode))
+                                        price_out, json_mode, stream))
     path = save_models(models, models_file)
     Console().print(f"model [bold]{escape(name)}[/] saved in {path}"
                     + (f" (key read from ${api_key_env} at call time)" if api_key_env else ""))

@@ -32,7 +32,7 @@ class Completion:
     attempts: list[dict[str, Any]] = field(default_factory=list)  # one per try: outcome, delay
     error: str | None = None
     cached: bool = False
-    raw: dict[str, Any] | None = None
+    finish_reason: str | None = None  # "length": the reply was cut by max_tokens
 
     @property
     def retries(self) -> int:
@@ -48,6 +48,8 @@ class ModelClient:
                 from None
         self.cfg = cfg
         self.backoff_base_s = backoff_base_s
+        # What a judgment's evidence says about the model, computed once (never the key).
+        self.public = {k: v for k, v in cfg.public().items() if k != "max_retries"}
         self.limiter = AdaptiveLimiter(cfg.max_concurrency)
         self.pacer = RatePacer(cfg.rpm) if cfg.rpm else None
         self._client = AsyncOpenAI(base_url=cfg.base_url, api_key=cfg.api_key(), max_retries=0,
@@ -76,18 +78,20 @@ class ModelClient:
             throttled = False
             retry_after: float | None = None
             try:
-                resp = await self._client.chat.completions.create(
-                    model=self.cfg.model, messages=messages, **call)  # type: ignore[arg-type]
-                text = _text_of(resp)
-                if text is None:
-                    outcome = "malformed: no message content"
+                if self.cfg.stream:
+                    text, usage, finish, outcome = await self._streamed(messages, call)
                 else:
-                    attempts.append({"outcome": "ok"})
+                    resp = await self._client.chat.completions.create(
+                        model=self.cfg.model, messages=messages, **call)  # type: ignore[arg-type]
+                    text, outcome = _text_of(resp), "malformed: no message content"
                     usage = resp.usage.model_dump() if resp.usage else {}
+                    finish = resp.choices[0].finish_reason if resp.choices else None
+                if text is not None:
+                    attempts.append({"outcome": "ok"})
                     return Completion(text, {k: v for k, v in usage.items()
                                              if isinstance(v, int)},
                                       time.perf_counter() - start, attempts,
-                                      raw=resp.model_dump())
+                                      finish_reason=finish)
             except openai.RateLimitError as exc:
                 throttled = True
                 outcome, retry_after = f"429: {_short(exc)}", _retry_after(exc)
@@ -115,6 +119,37 @@ class ModelClient:
         return Completion(None, {}, time.perf_counter() - start, attempts,
                           error=f"gave up after {len(attempts)} attempts: "
                                 f"{attempts[-1]['outcome']}")
+
+
+    async def _streamed(self, messages: list[dict[str, str]], call: dict[str, Any]
+                        ) -> tuple[str | None, dict[str, Any], str | None, str]:
+        """One streamed completion, assembled. A stream that ends without a finish reason was
+        cut off: its partial text must not be judged, so it is reported like a truncated body."""
+        import openai
+
+        stream = await self._client.chat.completions.create(  # type: ignore[call-overload]
+            model=self.cfg.model, messages=messages, stream=True,
+            stream_options={"include_usage": True}, **call)
+        parts: list[str] = []
+        finish: str | None = None
+        usage: dict[str, Any] = {}
+        try:
+            async for chunk in stream:
+                if chunk.usage is not None:
+                    usage = chunk.usage.model_dump()
+                for choice in chunk.choices[:1]:
+                    if choice.delta is not None and choice.delta.content:
+                        parts.append(choice.delta.content)
+                    finish = choice.finish_reason or finish
+        except openai.APIError:
+            raise
+        except Exception as exc:  # the transport's own error for a connection cut mid-body
+            raise ValueError(f"stream broken: {type(exc).__name__}: {exc}") from None
+        finally:
+            await stream.close()
+        if finish is None:
+            return None, usage, None, "malformed: stream ended before its finish chunk"
+        return "".join(parts), usage, finish, "ok"
 
 
 def _text_of(resp: Any) -> str | None:

@@ -58,6 +58,9 @@ class ModelConfig:
     # Ask judges' replies as JSON (response_format json_object) — only where the endpoint
     # supports it; the strict parser does not depend on it.
     json_mode: bool = False
+    # Stream replies (server-sent events) and assemble them; some endpoints serve certain
+    # models only this way. A stream cut before its finish chunk is retried, never judged.
+    stream: bool = False
 
     def cost(self, usage: dict[str, int]) -> float | None:
         if self.price_in_per_mtok is None and self.price_out_per_mtok is None:
@@ -118,6 +121,8 @@ def validate(cfg: ModelConfig) -> ModelConfig:
                           f"variable (like DEEPSEEK_API_KEY), not a key")
     if cfg.rpm is not None and cfg.rpm < 1:
         raise ConfigError(f"model '{cfg.name}': --rpm must be at least 1")
+    if "stream" in cfg.params or "stream_options" in cfg.params:
+        raise ConfigError(f"model '{cfg.name}': use --stream (stream: true), not a stream param")
     if cfg.max_concurrency < 1 or cfg.max_retries < 0 or cfg.timeout_s <= 0:
         raise ConfigError(f"model '{cfg.name}': concurrency ≥ 1, retries ≥ 0, timeout > 0")
     return cfg

@@ -26,14 +26,16 @@ async def ask(client: ModelClient, cache: ResponseCache | None,
     if cache is not None:
         hit = cache.get(key)
         if hit is not None:
-            completion = Completion(hit["text"], hit.get("usage", {}), 0.0, [], cached=True)
+            completion = Completion(hit["text"], hit.get("usage", {}), 0.0, [], cached=True,
+                                    finish_reason=hit.get("finish_reason"))
     if completion is None:
         completion = await client.chat(messages, extra)
         if completion.error is None and cache is not None:
-            cache.put(key, cfg.name, {"text": completion.text, "usage": completion.usage})
+            cache.put(key, cfg.name, {"text": completion.text, "usage": completion.usage,
+                                      "finish_reason": completion.finish_reason})
     record = {
-        "model": {k: v for k, v in cfg.public().items() if k != "max_retries"},
-        "messages": messages, "reply": completion.text, "usage": completion.usage,
+        "model": client.public, "messages": messages, "reply": completion.text,
+        "finish_reason": completion.finish_reason, "usage": completion.usage,
         "latency_s": round(completion.latency_s, 4), "attempts": completion.attempts,
         "cached": completion.cached, "cache_key": key,
     }

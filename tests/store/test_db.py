@@ -81,3 +81,41 @@ def test_sqlite_fast_path_stores_what_the_core_path_stores(tmp_path: Path) -> No
     assert rows[0]["evidence"] == {"k": [1, "二"]} and rows[2]["evidence"] is None
     # SQLite keeps no time zone; both paths store the UTC wall time
     assert rows[0]["created_at"] == stamp.replace(tzinfo=None)
+
+
+def test_migrations_match_the_schema_and_keep_old_runs(tmp_path: Path) -> None:
+    """A store made by an older Assay (0002) is upgraded in place: its results stay, as target
+    'recorded', epoch 0; and the migrated tables are exactly what schema.py declares."""
+    from alembic import command
+    from alembic.autogenerate import compare_metadata
+    from alembic.config import Config
+    from alembic.migration import MigrationContext
+    from sqlalchemy import create_engine, text
+
+    from assay.store.db import MIGRATIONS
+    from assay.store.schema import metadata
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    old = create_engine(url)
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    with old.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "0002")
+        conn.execute(text("INSERT INTO runs (id, kind, status, created_at, manifest) VALUES "
+                          "('r1', 'score', 'finished', '2026-01-01 00:00:00', '{}')"))
+        conn.execute(text("INSERT INTO answers (run_id, item_id, target, text) VALUES "
+                          "('r1', 'q1', 'recorded', '1455')"))
+        conn.execute(text("INSERT INTO results (run_id, item_id, evaluator, evaluator_version, "
+                          "score, status, reason, created_at) VALUES ('r1', 'q1', "
+                          "'finance-rubric', 'v', 1, 'scored', 'ok', '2026-01-01 00:00:00')"))
+    engine = open_engine(url)
+    assert current_revision(engine) == HEAD == "0003"
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT item_id, target, epoch, text FROM answers")).all() \
+            == [("q1", "recorded", 0, "1455")]
+        assert conn.execute(text("SELECT item_id, target, epoch, evaluator, score FROM "
+                                 "results")).all() == [("q1", "recorded", 0, "finance-rubric",
+                                                        1.0)]
+        diff = compare_metadata(MigrationContext.configure(conn), metadata)
+    assert diff == []

@@ -52,16 +52,20 @@ runs = Table(
     Column("summary", Json),
 )
 
+# A sample is (item, target, epoch): one run may hold several targets and repeats.
 answers = Table(
     "answers", metadata,
     Column("run_id", String(64), ForeignKey("runs.id"), primary_key=True),
     Column("item_id", String(255), primary_key=True),
     Column("target", String(255), primary_key=True),
+    Column("epoch", Integer, primary_key=True, server_default="0"),
     Column("text", Text),
     Column("error", Text),
     Column("latency_s", Float),
     Column("usage", Json),
     Column("extras", Json),
+    Column("started_at", DateTime(timezone=True)),
+    Column("finished_at", DateTime(timezone=True)),
 )
 
 results = Table(
@@ -69,6 +73,8 @@ results = Table(
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("run_id", String(64), ForeignKey("runs.id"), nullable=False),
     Column("item_id", String(255), nullable=False),
+    Column("target", String(255), nullable=False, server_default="recorded"),
+    Column("epoch", Integer, nullable=False, server_default="0"),
     Column("evaluator", String(255), nullable=False),
     Column("evaluator_version", String(64), nullable=False),
     Column("score", Float),
@@ -76,7 +82,8 @@ results = Table(
     Column("reason", Text, nullable=False),
     Column("evidence", Json),
     Column("created_at", DateTime(timezone=True), nullable=False),
-    UniqueConstraint("run_id", "item_id", "evaluator", name="uq_results_run_item_evaluator"),
+    UniqueConstraint("run_id", "item_id", "target", "epoch", "evaluator",
+                     name="uq_results_sample_evaluator"),
     Index("ix_results_run_status", "run_id", "status"),
 )
 

@@ -97,6 +97,85 @@ def agreement(
     show_agreement(run_id, evaluator, show, db)
 
 
+@app.command()
+def run(
+    spec: Annotated[Path | None, typer.Argument(help="Experiment spec (.yaml or .toml).")]
+        = None,
+    resume: Annotated[str | None, typer.Option(
+        "--resume", help="Continue an interrupted run: no finished target call or judgment "
+        "is repeated.")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N selected "
+                                              "items.")] = None,
+    concurrency: Annotated[int | None, typer.Option(
+        "--concurrency", help="Samples in flight at once.")] = None,
+    target: Annotated[list[str] | None, typer.Option(
+        "--target", "-t", help="Run only this target of the spec (repeatable).")] = None,
+    evaluator: Annotated[list[str] | None, typer.Option(
+        "--evaluator", "-e", help="Use these evaluators instead of the spec's (repeatable).")]
+        = None,
+    no_cache: Annotated[bool, typer.Option(
+        "--no-cache", help="Call judge models even when the same request is cached.")] = False,
+    models: Annotated[Path | None, typer.Option(
+        "--models", help="Model registry file (default: $ASSAY_MODELS or assay-models.yaml).")]
+        = None,
+    db: DbOption = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
+) -> None:
+    """Run an experiment: targets answer, evaluators score, every step traced and stored."""
+    from .run_cmd import run_spec
+
+    if (spec is None) == (resume is None):
+        from assay.core.errors import ConfigError
+
+        raise ConfigError("give a SPEC to start a run, or --resume RUN_ID to continue one")
+    raise typer.Exit(run_spec(spec=spec, resume=resume, limit=limit, concurrency=concurrency,
+                              targets=target or [], evaluators=evaluator or [],
+                              use_cache=not no_cache, models_file=models, db=db, quiet=quiet))
+
+
+@app.command()
+def retry(
+    run_id: Annotated[str, typer.Argument(help="A run whose failed items should run again.")],
+    models: Annotated[Path | None, typer.Option("--models", help="Model registry file.")]
+        = None,
+    db: DbOption = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
+) -> None:
+    """Re-run only the items of a run that ended in an error (target or evaluator)."""
+    from .run_cmd import retry_run
+
+    raise typer.Exit(retry_run(run_id, models_file=models, db=db, quiet=quiet))
+
+
+@app.command()
+def show(
+    run_id: Annotated[str, typer.Argument(help="Run id (see `assay runs`).")],
+    item: Annotated[str | None, typer.Option(
+        "--item", help="Show this item's whole chain: question, answer, ground truth, each "
+        "judgment, spans.")] = None,
+    full: Annotated[bool, typer.Option("--full", help="Do not shorten long prompts.")]
+        = False,
+    db: DbOption = None,
+) -> None:
+    """A run's summary, or one item's trace from question to final score."""
+    from .show_cmd import show_item, show_run
+
+    if item is None:
+        show_run(run_id, db)
+    else:
+        show_item(run_id, item, db, full=full)
+
+
+@app.command()
+def runs(db: DbOption = None,
+         limit: Annotated[int, typer.Option("--limit", help="How many, newest first.")] = 20,
+         ) -> None:
+    """List runs, newest first."""
+    from .show_cmd import list_runs
+
+    list_runs(db, limit)
+
+
 evaluators_app = typer.Typer(help="Evaluators and judge templates.", no_args_is_help=True)
 app.add_typer(evaluators_app, name="evaluators")
 

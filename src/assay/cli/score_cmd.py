@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import difflib
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -14,8 +12,7 @@ from rich.table import Table
 from assay.core.errors import ConfigError
 from assay.core.types import Answer, Item
 from assay.datasets.loader import load_dataset, parse_field_map
-from assay.evaluators import registry
-from assay.evaluators.base import Evaluator
+from assay.evaluators.build import EvaluatorFactory
 from assay.report.summary import Summary, Tally
 from assay.runner.answers import answer_from_item, load_responses
 from assay.runner.score import ascore_dataset
@@ -62,7 +59,8 @@ async def _run_score(*, dataset: Path, responses: Path | None, evaluators: list[
             return answer_from_item(item, response_field)
 
     engine = open_engine(db)
-    builder = _Builder(engine, judge_model, use_cache, models_file)
+    builder = EvaluatorFactory(engine, judge_model=judge_model, use_cache=use_cache,
+                               models_file=models_file)
     try:
         evs = [builder.build(name) for name in evaluators]
         total = len(ds.items)
@@ -94,74 +92,6 @@ async def _run_score(*, dataset: Path, responses: Path | None, evaluators: list[
                 f"{n} mean {'n/a' if m is None else f'{m:.3f}'}" for n, m in low))
             return 1
     return 0
-
-
-class _Builder:
-    """Evaluator names → evaluators. `TEMPLATE@MODEL` or `--judge-model` make a model judge;
-    one client per model, created inside the running event loop and closed at the end."""
-
-    def __init__(self, engine: Any, judge_model: str | None, use_cache: bool,
-                 models_file: Path | None) -> None:
-        self.engine = engine
-        self.judge_model = judge_model
-        self.use_cache = use_cache
-        self.models_file = models_file
-        self.clients: dict[str, Any] = {}
-
-    def build(self, spec: str) -> Evaluator:
-        name, _, model = spec.partition("@")
-        if not model and name in registry.names():
-            return registry.get(name)
-        from assay.evaluators.judge.evaluator import JudgeEvaluator
-        from assay.evaluators.judge.templates import get_template
-        from assay.models.cache import ResponseCache
-
-        model = model or self.judge_model or ""
-        if name == "finance-hybrid":
-            if not model:
-                raise ConfigError("finance-hybrid reads answers with a model: give "
-                                  "--judge-model MODEL or write finance-hybrid@MODEL")
-            from assay.evaluators.hybrid import FinanceHybrid
-
-            hybrid = FinanceHybrid(self._client(model),
-                                   ResponseCache(self.engine) if self.use_cache else None)
-            return hybrid
-        template = None if name == "item-judge" else get_template_or_hint(name, get_template)
-        if not model:
-            raise ConfigError(f"evaluator '{name}' is an LLM judge: give --judge-model MODEL "
-                              f"or write {name}@MODEL")
-        client = self._client(model)
-        cache = ResponseCache(self.engine) if self.use_cache else None
-        return JudgeEvaluator(template, client, cache=cache)
-
-    def _client(self, model: str) -> Any:
-        if model not in self.clients:
-            from assay.models.client import ModelClient
-            from assay.models.config import get_model
-
-            self.clients[model] = ModelClient(get_model(model, self.models_file))
-        return self.clients[model]
-
-    def public_models(self) -> dict[str, Any]:
-        return {name: client.cfg.public() for name, client in self.clients.items()}
-
-    async def close(self) -> None:
-        for client in self.clients.values():
-            await client.close()
-
-
-def get_template_or_hint(name: str, get_template: Any) -> Any:
-    from assay.evaluators.judge.templates import load_template, template_paths
-
-    paths = template_paths()  # scanned once; get_template would scan them all again
-    if name in paths:
-        return load_template(paths[name])
-    if Path(name).exists():
-        return get_template(name)
-    known = [*registry.names(), *paths, "item-judge", "finance-hybrid"]
-    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
-    hint = f"; did you mean {', '.join(close)}?" if close else f"; known: {', '.join(known)}"
-    raise ConfigError(f"unknown evaluator '{name}'{hint}")
 
 
 def _fmt(mean: float | None) -> str:

@@ -29,7 +29,7 @@ class Completion:
     text: str | None
     usage: dict[str, int] = field(default_factory=dict)
     latency_s: float = 0.0
-    attempts: list[dict[str, Any]] = field(default_factory=list)  # one per try: outcome, delay
+    attempts: list[dict[str, Any]] = field(default_factory=list)  # one per try: outcome, start, end, delay
     error: str | None = None
     cached: bool = False
     finish_reason: str | None = None  # "length": the reply was cut by max_tokens
@@ -75,6 +75,7 @@ class ModelClient:
             if self.pacer is not None:
                 await self.pacer.wait()
             await self.limiter.acquire()
+            t0 = time.time()  # wall clock, for the request's span in the trace
             throttled = False
             retry_after: float | None = None
             try:
@@ -87,7 +88,7 @@ class ModelClient:
                     usage = resp.usage.model_dump() if resp.usage else {}
                     finish = resp.choices[0].finish_reason if resp.choices else None
                 if text is not None:
-                    attempts.append({"outcome": "ok"})
+                    attempts.append(_attempt("ok", t0))
                     return Completion(text, {k: v for k, v in usage.items()
                                              if isinstance(v, int)},
                                       time.perf_counter() - start, attempts,
@@ -97,7 +98,7 @@ class ModelClient:
                 outcome, retry_after = f"429: {_short(exc)}", _retry_after(exc)
             except openai.APIStatusError as exc:
                 if exc.status_code < 500 and exc.status_code not in (408, 409):
-                    attempts.append({"outcome": f"{exc.status_code}: {_short(exc)}"})
+                    attempts.append(_attempt(f"{exc.status_code}: {_short(exc)}", t0))
                     return Completion(None, {}, time.perf_counter() - start, attempts,
                                       error=f"HTTP {exc.status_code}: {_short(exc)}")
                 outcome, retry_after = f"{exc.status_code}: {_short(exc)}", _retry_after(exc)
@@ -110,11 +111,11 @@ class ModelClient:
             finally:
                 await self.limiter.release(throttled=throttled)
             if attempt == self.cfg.max_retries:
-                attempts.append({"outcome": outcome})
+                attempts.append(_attempt(outcome, t0))
                 break
             delay = retry_after if retry_after is not None else min(
                 BACKOFF_MAX_S, self.backoff_base_s * 2 ** attempt) * (0.5 + random.random())
-            attempts.append({"outcome": outcome, "retry_in_s": round(delay, 3)})
+            attempts.append({**_attempt(outcome, t0), "retry_in_s": round(delay, 3)})
             await asyncio.sleep(delay)
         return Completion(None, {}, time.perf_counter() - start, attempts,
                           error=f"gave up after {len(attempts)} attempts: "
@@ -150,6 +151,10 @@ class ModelClient:
         if finish is None:
             return None, usage, None, "malformed: stream ended before its finish chunk"
         return "".join(parts), usage, finish, "ok"
+
+
+def _attempt(outcome: str, t0: float) -> dict[str, Any]:
+    return {"outcome": outcome, "start": round(t0, 4), "end": round(time.time(), 4)}
 
 
 def _text_of(resp: Any) -> str | None:

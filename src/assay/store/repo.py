@@ -11,7 +11,7 @@ from sqlalchemy import Connection, Engine, Table, insert, select, update
 
 from assay.core.types import Item
 
-from .schema import answers, datasets, items, results, runs
+from .schema import answers, datasets, items, results, runs, spans
 
 _ITEM_BATCH = 5000
 
@@ -113,3 +113,75 @@ def list_results(engine: Engine, run_id: str) -> list[dict[str, Any]]:
         rows = conn.execute(select(results).where(results.c.run_id == run_id)
                             .order_by(results.c.id)).mappings().all()
         return [dict(r) for r in rows]
+
+
+def write_rows(engine: Engine, rows: dict[str, list[dict[str, Any]]]) -> None:
+    """Rows for several tables in one transaction (the runner's group commit)."""
+    tables = {"answers": answers, "results": results, "spans": spans}
+    with engine.begin() as conn:
+        for name in ("answers", "results", "spans"):
+            if rows.get(name):
+                _insert(conn, tables[name], rows[name])
+
+
+def set_run_status(engine: Engine, run_id: str, status: str) -> None:
+    with engine.begin() as conn:
+        conn.execute(update(runs).where(runs.c.id == run_id).values(status=status,
+                                                                     finished_at=None))
+
+
+def list_answers(engine: Engine, run_id: str) -> list[dict[str, Any]]:
+    with engine.connect() as conn:
+        rows = conn.execute(select(answers).where(answers.c.run_id == run_id)).mappings().all()
+        return [dict(r) for r in rows]
+
+
+def list_spans(engine: Engine, run_id: str, item_id: str | None = None
+               ) -> list[dict[str, Any]]:
+    q = select(spans).where(spans.c.run_id == run_id)
+    if item_id is not None:
+        q = q.where(spans.c.item_id == item_id)
+    with engine.connect() as conn:
+        return [dict(r) for r in conn.execute(q.order_by(spans.c.start_at)).mappings().all()]
+
+
+def list_runs(engine: Engine, limit: int = 50) -> list[dict[str, Any]]:
+    with engine.connect() as conn:
+        rows = conn.execute(select(runs.c.id, runs.c.kind, runs.c.status, runs.c.created_at,
+                                   runs.c.finished_at, runs.c.dataset_id)
+                            .order_by(runs.c.created_at.desc()).limit(limit)).mappings().all()
+        return [dict(r) for r in rows]
+
+
+def get_items(engine: Engine, dataset_id: str, item_ids: Iterable[str] | None = None
+              ) -> dict[str, Item]:
+    q = select(items).where(items.c.dataset_id == dataset_id)
+    if item_ids is not None:
+        q = q.where(items.c.item_id.in_(list(item_ids)))
+    with engine.connect() as conn:
+        return {r.item_id: Item(r.item_id, r.fields, dataset_id, r.line)
+                for r in conn.execute(q)}
+
+
+def delete_errors(engine: Engine, run_id: str) -> tuple[int, int]:
+    """For `assay retry`: drop failed answers (with their results) and failed results, so a
+    resume does that work again. Returns (answers, results) deleted."""
+    from sqlalchemy import and_, delete, tuple_
+
+    with engine.begin() as conn:
+        failed = conn.execute(select(answers.c.item_id, answers.c.target, answers.c.epoch)
+                              .where(answers.c.run_id == run_id, answers.c.error.is_not(None))
+                              ).all()
+        n_results = 0
+        for chunk in range(0, len(failed), 500):
+            keys = [tuple(k) for k in failed[chunk:chunk + 500]]
+            n_results += conn.execute(delete(results).where(
+                results.c.run_id == run_id,
+                tuple_(results.c.item_id, results.c.target, results.c.epoch).in_(keys))
+            ).rowcount
+            conn.execute(delete(answers).where(
+                answers.c.run_id == run_id,
+                tuple_(answers.c.item_id, answers.c.target, answers.c.epoch).in_(keys)))
+        n_results += conn.execute(delete(results).where(
+            and_(results.c.run_id == run_id, results.c.status == "error"))).rowcount
+    return len(failed), n_results

@@ -4,6 +4,7 @@ reply, how it was parsed, tokens, latency, attempts, the model config (never its
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -78,11 +79,16 @@ class JudgeEvaluator:
         raise TypeError("a judge is asynchronous: use aevaluate")
 
     async def aevaluate(self, item: Item, answer: Answer) -> Score:
+        t0 = time.time()
         template = self.template_for(item)
         messages = self.messages(item, answer)
+        t1 = time.time()
         completion, call = await ask(self.client, self.cache, messages)
+        t2 = time.time()
+        # wall-clock marks for the trace's render and parse spans
         evidence: dict[str, Any] = {
-            "template": template.name, "template_version": template.version, **call}
+            "template": template.name, "template_version": template.version, **call,
+            "timing": {"render": [round(t0, 4), round(t1, 4)], "parse_start": round(t2, 4)}}
         full = (template.schema.minimum, template.schema.maximum)
         if completion.error is not None:
             return Score(None, ScoreStatus.ERROR, f"model call failed: {completion.error}",

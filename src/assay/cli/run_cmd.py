@@ -1,0 +1,88 @@
+"""`assay run` and `assay retry`: start or continue an experiment with live progress."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.live import Live
+from rich.text import Text
+from sqlalchemy import Engine
+
+from assay.core.errors import ConfigError
+from assay.runner.experiment import Overrides, Progress, RunResult, run_experiment
+from assay.runner.spec import ExperimentSpec, load_spec
+from assay.store import repo
+from assay.store.db import open_engine, redact, resolve_url
+
+from .score_cmd import _print_summary
+
+
+def run_spec(*, spec: Path | None, resume: str | None, limit: int | None,
+             concurrency: int | None, targets: list[str], evaluators: list[str],
+             use_cache: bool, models_file: Path | None, db: str | None, quiet: bool) -> int:
+    if concurrency is not None and concurrency < 1:
+        raise ConfigError("--concurrency must be at least 1")
+    if limit is not None and limit < 1:
+        raise ConfigError("--limit must be at least 1")
+    engine = open_engine(db)
+    if resume is not None and (limit or concurrency or targets or evaluators):
+        raise ConfigError("--resume continues a run as it was started: it takes no --limit, "
+                          "--concurrency, --target or --evaluator")
+    loaded = load_spec(spec) if spec is not None else None
+    overrides = Overrides(limit, concurrency, targets, evaluators)
+    return _execute(engine, loaded, overrides, resume, use_cache, models_file, db, quiet)
+
+
+def retry_run(run_id: str, *, models_file: Path | None, db: str | None, quiet: bool) -> int:
+    engine = open_engine(db)
+    row = repo.get_run(engine, run_id)
+    if row is None:
+        raise ConfigError(f"no run '{run_id}' in this store")
+    if row["status"] == "running":
+        raise ConfigError(f"run '{run_id}' is marked running; if its process is gone, "
+                          f"continue it with assay run --resume {run_id}")
+    answers, results = repo.delete_errors(engine, run_id)
+    Console(stderr=True).print(f"retrying run {run_id}: {answers} failed target call(s), "
+                               f"{results} failed result(s)")
+    return _execute(engine, None, Overrides(), run_id, True, models_file, db, quiet)
+
+
+def _execute(engine: Engine, spec: ExperimentSpec | None, overrides: Overrides, resume: str | None,
+             use_cache: bool, models_file: Path | None, db: str | None, quiet: bool) -> int:
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=160)
+    err = Console(stderr=True)
+    started = time.monotonic()
+
+    def line(p: Progress) -> Text:
+        fresh = p.done - p.skipped
+        rate = fresh / max(1e-9, time.monotonic() - started)
+        left = (p.total - p.done) / rate if rate > 0 else float("inf")
+        eta = "–" if left == float("inf") else f"{int(left // 60)}:{int(left % 60):02d}"
+        return Text(f"run {p.done}/{p.total} samples · {rate:,.1f}/s · ETA {eta} · "
+                    f"errors {p.errors} · tokens {p.tokens:,}"
+                    + (f" · {p.skipped} already done" if p.skipped else ""))
+
+    progress = Progress()
+    with Live(Text(""), console=err, refresh_per_second=4, transient=True,
+              auto_refresh=True) as live:
+        if quiet or not err.is_terminal:
+            live.stop()
+        else:
+            progress.on_change = lambda p: live.update(line(p))
+        result: RunResult = asyncio.run(run_experiment(
+            engine, spec, overrides=overrides, resume=resume,
+            models_file=models_file, use_cache=use_cache, progress=progress))
+    _print_summary(console, result.run_id, result.spec.name, result.total, result.summary,
+                   result.spec.group_by)
+    if result.status == "interrupted":
+        err.print(f"interrupted: {result.done} of {result.total} samples are stored; continue "
+                  f"with: assay run --resume {result.run_id}")
+        return 130
+    console.print(f"run [bold]{result.run_id}[/] stored in {redact(resolve_url(db))}; "
+                  f"explain any item with: assay show {result.run_id} --item ID")
+    return 0

@@ -1,0 +1,190 @@
+"""`assay show` and `assay runs`: a run's summary, and one item's chain from question to score
+(question → answer → ground truth → each evaluator's prompt, raw reply and parse → score), with
+the spans and their timings."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+from rich.tree import Tree
+
+from assay.core.errors import ConfigError
+from assay.store import repo
+from assay.store.db import open_engine
+
+SHORT = 600  # characters of a long prompt shown without --full
+
+
+def _console() -> Console:
+    c = Console()
+    return c if c.is_terminal else Console(width=160)
+
+
+def _clip(text: Any, full: bool, limit: int = SHORT) -> str:
+    s = text if isinstance(text, str) else json.dumps(text, ensure_ascii=False)
+    if full or len(s) <= limit:
+        return escape(s)
+    return escape(s[:limit]) + f"[dim] … ({len(s) - limit:,} more characters; --full)[/]"
+
+
+def _run_or_fail(engine: Any, run_id: str) -> dict[str, Any]:
+    row = repo.get_run(engine, run_id)
+    if row is None:
+        raise ConfigError(f"no run '{run_id}' in this store (see assay runs)")
+    return row
+
+
+def list_runs(db: str | None, limit: int) -> None:
+    engine = open_engine(db)
+    table = Table(title="runs, newest first")
+    for col in ("run", "kind", "status", "created (UTC)", "dataset"):
+        table.add_column(col)
+    for r in repo.list_runs(engine, limit):
+        table.add_row(r["id"], r["kind"], r["status"], _when(r["created_at"]),
+                      (r["dataset_id"] or "")[:12])
+    _console().print(table)
+
+
+def _when(t: datetime | None) -> str:
+    return t.strftime("%Y-%m-%d %H:%M:%S") if t else "–"
+
+
+def _pct(values: list[float], q: float) -> str:
+    if not values:
+        return "–"
+    values = sorted(values)
+    return f"{values[min(len(values) - 1, int(q * len(values)))]:.3f}"
+
+
+def show_run(run_id: str, db: str | None) -> None:
+    engine = open_engine(db)
+    row = _run_or_fail(engine, run_id)
+    m = row["manifest"] or {}
+    c = _console()
+    c.print(f"[bold]run {run_id}[/] ({row['kind']}) — {row['status']}; created "
+            f"{_when(row['created_at'])}, finished {_when(row['finished_at'])}")
+    ds = m.get("dataset") or {}
+    c.print(f"dataset {escape(str(ds.get('path')))} version {str(ds.get('version'))[:12]}, "
+            f"{ds.get('selected', ds.get('items'))} item(s)")
+    for name, t in (m.get("targets") or {}).items():
+        model = t.get("model")
+        what = model.get("model") if isinstance(model, dict) else t.get(
+            "url") or t.get("function") or t.get("command") or t.get("field")
+        c.print(f"target {escape(name)}: {t.get('type')} {escape(str(what))}")
+    for ev in m.get("evaluators") or []:
+        c.print(f"evaluator {escape(ev['name'])} version {ev['version']}")
+    c.print(f"[dim]assay {m.get('assay_version')}, git {str(m.get('git_commit'))[:12]}, "
+            f"python {m.get('python')}, command: {escape(' '.join(m.get('command') or []))}[/]")
+    summary = (row["summary"] or {}).get("evaluators") or {}
+    table = Table(title="scores")
+    for col in ("evaluator", "items", "scored", "mean", "null", "unscored", "error"):
+        table.add_column(col, justify="left" if col == "evaluator" else "right")
+    for name, t in summary.items():
+        mean = "–" if t.get("mean") is None else f"{t['mean']:.3f}"
+        table.add_row(escape(name), str(t["items"]), str(t["scored"]), mean, str(t["null"]),
+                      str(t["unscored"]), str(t["error"]))
+    c.print(table)
+    answers = repo.list_answers(engine, run_id)
+    by_target: dict[str, list[dict[str, Any]]] = {}
+    for a in answers:
+        by_target.setdefault(a["target"], []).append(a)
+    if answers and row["kind"] == "run":
+        t2 = Table(title="targets")
+        for col in ("target", "answers", "errors", "tokens", "latency p50 s", "p95 s"):
+            t2.add_column(col, justify="left" if col == "target" else "right")
+        for name, rows in by_target.items():
+            lat = [a["latency_s"] for a in rows if a["latency_s"] is not None]
+            tokens = sum((a["usage"] or {}).get("total_tokens", 0) for a in rows)
+            t2.add_row(escape(name), str(len(rows)), str(sum(1 for a in rows if a["error"])),
+                       f"{tokens:,}", _pct(lat, 0.5), _pct(lat, 0.95))
+        c.print(t2)
+
+
+def show_item(run_id: str, item_id: str, db: str | None, *, full: bool = False) -> None:
+    engine = open_engine(db)
+    row = _run_or_fail(engine, run_id)
+    items = repo.get_items(engine, row["dataset_id"], [item_id])
+    if item_id not in items:
+        raise ConfigError(f"run '{run_id}' has no item '{item_id}'")
+    item = items[item_id]
+    c = _console()
+    f = item.fields
+    c.rule(f"[bold]{escape(item_id)}[/] in run {run_id}")
+    question = f.get("prompt", f.get("question", f.get("input")))
+    c.print(f"[bold]question[/] {_clip(question, full)}")
+    if f.get("response_reference"):
+        c.print(f"[bold]reference[/] {_clip(f['response_reference'], full)}")
+    answers = [a for a in repo.list_answers(engine, run_id) if a["item_id"] == item_id]
+    results = [r for r in repo.list_results(engine, run_id) if r["item_id"] == item_id]
+    for a in sorted(answers, key=lambda a: (a["target"], a["epoch"])):
+        head = f"[bold]answer[/] from {escape(a['target'])}" + (
+            f" (epoch {a['epoch']})" if a["epoch"] else "")
+        if a["error"]:
+            c.print(f"{head}: [red]error[/] {escape(a['error'])}")
+        else:
+            meta = []
+            if a["latency_s"] is not None:
+                meta.append(f"{a['latency_s']:.3f} s")
+            if a["usage"]:
+                meta.append(f"tokens {a['usage']}")
+            c.print(f"{head}" + (f" [dim]({', '.join(meta)})[/]" if meta else "")
+                    + f": {_clip(a['text'], full)}")
+        extras = a["extras"] or {}
+        if extras.get("messages"):
+            c.print(f"  [dim]prompt sent:[/] {_clip(extras['messages'], full)}")
+    truth = f.get("ground_truth")
+    c.print(f"[bold]ground truth[/] (stored in the item's 'ground_truth' field; recorded by "
+            f"the dataset, not fetched): {_clip(truth, full)}" if truth is not None else
+            "[bold]ground truth[/]: none in the item")
+    for r in sorted(results, key=lambda r: (r["target"], r["epoch"], r["evaluator"])):
+        score = "–" if r["score"] is None else f"{r['score']:g}"
+        c.print(f"[bold]{escape(r['evaluator'])}[/] on {escape(r['target'])} → score {score} "
+                f"({r['status']}): {escape(r['reason'])}")
+        ev = r["evidence"] or {}
+        if "messages" in ev:
+            for m in ev["messages"]:
+                c.print(f"  [dim]{m['role']}:[/] {_clip(m['content'], full)}")
+            c.print(f"  [dim]raw reply:[/] {_clip(ev.get('reply'), full)}")
+            parsed = ev.get("parsed") or {}
+            c.print(f"  [dim]parsed:[/] {escape(json.dumps(parsed, ensure_ascii=False))}"
+                    + (" [dim](from cache)[/]" if ev.get("cached") else ""))
+        for v in ev.get("values", []):
+            c.print(f"  [dim]value[/] {escape(str(v.get('text')))} → {v.get('field')} "
+                    f"(via {escape(str(v.get('via')))}) truth {v.get('truth')} accepted "
+                    f"{v.get('accepted')} {'pass' if v.get('pass') else 'FAIL'}")
+        if ev.get("rule"):
+            c.print(f"  [dim]rule:[/] {escape(json.dumps(ev['rule'], ensure_ascii=False))}")
+    spans = repo.list_spans(engine, run_id, item_id)
+    if spans:
+        c.print(_span_tree(spans))
+
+
+def _span_tree(spans: list[dict[str, Any]]) -> Tree:
+    tree = Tree("[bold]spans[/]")
+    by_id = {s["span_id"]: s for s in spans}
+    children: dict[str | None, list[dict[str, Any]]] = {}
+    for s in spans:
+        parent = s["parent_id"] if s["parent_id"] in by_id else None
+        children.setdefault(parent, []).append(s)
+
+    def label(s: dict[str, Any]) -> str:
+        ms = ((s["end_at"] - s["start_at"]).total_seconds() * 1000 if s["end_at"] else None)
+        attrs = s["attributes"] or {}
+        extra = {k: v for k, v in attrs.items() if k in ("outcome", "status", "score", "error",
+                                                          "mode", "how") and v is not None}
+        colour = "red" if s["status"] == "error" else "green"
+        return (f"[{colour}]{s['kind']}[/] {escape(s['name'])}"
+                + (f" {ms:,.1f} ms" if ms is not None else "")
+                + (f" [dim]{escape(json.dumps(extra, ensure_ascii=False))}[/]" if extra else ""))
+
+    def add(node: Tree, parent: str | None) -> None:
+        for s in children.get(parent, []):
+            add(node.add(label(s)), s["span_id"])
+
+    add(tree, None)
+    return tree

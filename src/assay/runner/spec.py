@@ -1,0 +1,249 @@
+"""Experiment specs (`assay run SPEC`): YAML or TOML, checked whole before anything runs.
+
+    name: t1-deepseek
+    dataset: {path: data.json, filter: {label: Stock}, limit: 100, sample: 50, seed: 7}
+    targets:
+      - {name: deepseek, type: model, model: deepseek, prompt: "{prompt}"}
+    evaluators:
+      - finance-rubric
+      - {name: coze-correctness, model: judge, mapping: {input: prompt}}
+    concurrency: 8
+    repeats: 1
+    ground_truth: stored
+    tags: [nightly]
+
+Every mistake is one line naming the file, the line (YAML) and the field."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from assay.core.errors import ConfigError
+from assay.core.yamltext import yaml_mapping
+
+TARGET_KEYS: dict[str, set[str]] = {
+    "model": {"model", "prompt", "system", "params", "placeholders"},
+    "http": {"url", "method", "headers", "body", "answer_path", "extras", "timeout_s"},
+    "python": {"function"},
+    "command": {"command", "timeout_s"},
+    "recorded": {"field", "file"},
+}
+TOP_KEYS = {"name", "dataset", "targets", "target", "evaluators", "concurrency", "repeats",
+            "ground_truth", "tags", "timeout_s", "group_by", "seed", "description"}
+DATASET_KEYS = {"path", "fields", "id_field", "filter", "limit", "sample", "seed"}
+GROUND_TRUTH_MODES = ("stored",)
+
+
+@dataclass
+class DatasetSpec:
+    path: Path
+    fields: dict[str, str] = field(default_factory=dict)
+    id_field: str | None = None
+    filter: dict[str, Any] = field(default_factory=dict)
+    limit: int | None = None
+    sample: int | None = None
+    seed: int = 0
+
+
+@dataclass
+class TargetSpec:
+    name: str
+    type: str
+    options: dict[str, Any]
+
+
+@dataclass
+class EvaluatorSpec:
+    name: str  # as `assay score -e` takes it: `finance-rubric`, `coze-correctness@judge`
+    mapping: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class ExperimentSpec:
+    path: Path
+    name: str
+    dataset: DatasetSpec
+    targets: list[TargetSpec]
+    evaluators: list[EvaluatorSpec]
+    concurrency: int = 8
+    repeats: int = 1
+    ground_truth: str = "stored"
+    tags: list[str] = field(default_factory=list)
+    timeout_s: float | None = None  # per item, target call included
+    group_by: str = "label"
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def base(self) -> Path:
+        return self.path.parent
+
+
+class _Lines:
+    """Where each key of a YAML document is, so an error can name its line."""
+
+    def __init__(self, text: str | None) -> None:
+        self.root = None
+        if text is not None:
+            try:
+                self.root = yaml.compose(text)
+            except yaml.YAMLError:
+                self.root = None
+
+    def line(self, *keys: str | int) -> int | None:
+        node = self.root
+        found = None
+        for key in keys:
+            if isinstance(node, yaml.MappingNode):
+                nxt = next(((k, v) for k, v in node.value if k.value == key), None)
+                if nxt is None:
+                    break
+                found, node = nxt[0].start_mark.line + 1, nxt[1]
+            elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) \
+                    and key < len(node.value):
+                node = node.value[key]
+                found = node.start_mark.line + 1
+            else:
+                break
+        return found
+
+
+def load_spec(path: str | Path) -> ExperimentSpec:
+    p = Path(path)
+    if not p.exists():
+        raise ConfigError(f"{p}: no such file")
+    text = p.read_text(encoding="utf-8")
+    if p.suffix.lower() == ".toml":
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{p}: invalid TOML: {exc}") from None
+        lines = _Lines(None)
+    elif p.suffix.lower() in (".yaml", ".yml"):
+        data = yaml_mapping(text, str(p), what="an experiment spec")
+        lines = _Lines(text)
+    else:
+        raise ConfigError(f"{p}: an experiment spec is .yaml, .yml or .toml")
+    return parse_spec(data, p, lines)
+
+
+def parse_spec(data: dict[str, Any], path: Path, lines: _Lines | None = None) -> ExperimentSpec:
+    lines = lines or _Lines(None)
+
+    def fail(msg: str, *keys: str | int) -> ConfigError:
+        line = lines.line(*keys) if keys else None
+        where = f"{path}:{line}" if line else str(path)
+        dotted = ".".join(str(k) if isinstance(k, str) else f"[{k}]" for k in keys)
+        return ConfigError(f"{where}: {dotted.replace('.[', '[')}: {msg}" if keys
+                           else f"{where}: {msg}")
+
+    unknown = sorted(set(data) - TOP_KEYS)
+    if unknown:
+        raise fail(f"unknown key (known: {', '.join(sorted(TOP_KEYS))})", unknown[0])
+    for key in ("dataset",):
+        if key not in data:
+            raise fail(f"missing '{key}'")
+    ds = data["dataset"]
+    if isinstance(ds, str):
+        ds = {"path": ds}
+    if not isinstance(ds, dict) or "path" not in ds:
+        raise fail("must be a path or a mapping with 'path'", "dataset")
+    bad = sorted(set(ds) - DATASET_KEYS)
+    if bad:
+        raise fail(f"unknown key (known: {', '.join(sorted(DATASET_KEYS))})", "dataset", bad[0])
+    for key in ("limit", "sample", "seed"):
+        if key in ds and (not isinstance(ds[key], int) or isinstance(ds[key], bool)
+                          or ds[key] < (0 if key == "seed" else 1)):
+            raise fail("must be a positive whole number", "dataset", key)
+    if not isinstance(ds.get("filter", {}), dict):
+        raise fail("must be a mapping of field: value (or list of values)", "dataset", "filter")
+    if not isinstance(ds.get("fields", {}), dict):
+        raise fail("must be a mapping of NAME: COLUMN", "dataset", "fields")
+    dataset = DatasetSpec(
+        path=_resolve(path, str(ds["path"])), fields={str(k): str(v) for k, v in
+                                                      (ds.get("fields") or {}).items()},
+        id_field=ds.get("id_field"), filter=dict(ds.get("filter") or {}),
+        limit=ds.get("limit"), sample=ds.get("sample"), seed=int(ds.get("seed", 0)))
+
+    raw_targets = data.get("targets", data.get("target"))
+    if raw_targets is None:
+        raise fail("missing 'targets' (a list of {name, type, …})")
+    if isinstance(raw_targets, dict):
+        raw_targets = [raw_targets]
+    key = "targets" if "targets" in data else "target"
+    if not isinstance(raw_targets, list) or not raw_targets:
+        raise fail("must be a non-empty list", key)
+    targets: list[TargetSpec] = []
+    for i, t in enumerate(raw_targets):
+        if not isinstance(t, dict):
+            raise fail("must be a mapping with name and type", key, i)
+        kind = t.get("type")
+        if kind not in TARGET_KEYS:
+            raise fail(f"unknown target type '{kind}' (known: {', '.join(TARGET_KEYS)})",
+                       key, i, "type")
+        name = str(t.get("name") or kind)
+        extra = sorted(set(t) - TARGET_KEYS[kind] - {"name", "type"})
+        if extra:
+            raise fail(f"not a {kind} target option (known: "
+                       f"{', '.join(sorted(TARGET_KEYS[kind]))})", key, i, extra[0])
+        required = {"model": "model", "http": "url", "python": "function",
+                    "command": "command"}.get(kind)
+        if required and not t.get(required):
+            raise fail(f"a {kind} target needs '{required}'", key, i)
+        if any(x.name == name for x in targets):
+            raise fail(f"target name '{name}' is used twice", key, i, "name")
+        targets.append(TargetSpec(name, kind, {k: v for k, v in t.items()
+                                               if k not in ("name", "type")}))
+
+    raw_evs = data.get("evaluators")
+    if not isinstance(raw_evs, list) or not raw_evs:
+        raise fail("must be a non-empty list of evaluator names or mappings", "evaluators")
+    evaluators: list[EvaluatorSpec] = []
+    for i, e in enumerate(raw_evs):
+        if isinstance(e, str):
+            evaluators.append(EvaluatorSpec(e))
+            continue
+        if not isinstance(e, dict) or "name" not in e:
+            raise fail("must be a name or a mapping with 'name'", "evaluators", i)
+        extra = sorted(set(e) - {"name", "model", "mapping"})
+        if extra:
+            raise fail("unknown key (known: name, model, mapping)", "evaluators", i, extra[0])
+        mapping = e.get("mapping") or {}
+        if not isinstance(mapping, dict):
+            raise fail("must be a mapping of VARIABLE: FIELD", "evaluators", i, "mapping")
+        name = str(e["name"]) + (f"@{e['model']}" if e.get("model") else "")
+        evaluators.append(EvaluatorSpec(name, {str(k): str(v) for k, v in mapping.items()}))
+
+    def whole(key: str, default: int, low: int) -> int:
+        value = data.get(key, default)
+        if not isinstance(value, int) or isinstance(value, bool) or value < low:
+            raise fail(f"must be a whole number ≥ {low}", key)
+        return value
+
+    mode = str(data.get("ground_truth", "stored"))
+    if mode not in GROUND_TRUTH_MODES:
+        raise fail(f"ground-truth mode '{mode}' is not available (available: "
+                   f"{', '.join(GROUND_TRUTH_MODES)}; live and snapshot modes come with the "
+                   "ground-truth providers)", "ground_truth")
+    timeout = data.get("timeout_s")
+    if timeout is not None and (not isinstance(timeout, int | float) or timeout <= 0):
+        raise fail("must be a positive number of seconds", "timeout_s")
+    tags = data.get("tags") or []
+    if not isinstance(tags, list):
+        raise fail("must be a list", "tags")
+    return ExperimentSpec(
+        path=path, name=str(data.get("name") or path.stem), dataset=dataset, targets=targets,
+        evaluators=evaluators, concurrency=whole("concurrency", 8, 1),
+        repeats=whole("repeats", 1, 1), ground_truth=mode, tags=[str(t) for t in tags],
+        timeout_s=float(timeout) if timeout is not None else None,
+        group_by=str(data.get("group_by", "label")), raw=data)
+
+
+def _resolve(spec_path: Path, value: str) -> Path:
+    """Paths in a spec are relative to the spec's folder, so a spec runs from anywhere."""
+    p = Path(value)
+    return p if p.is_absolute() else spec_path.parent / p

@@ -1,0 +1,60 @@
+"""The trace model (可追溯): every sample — (item, target, epoch) — gets a trace of spans:
+the target call and each of its model requests (retries included), the ground truth used, and
+each evaluator with its render, model requests and parse. Times are wall-clock seconds while
+running and become UTC datetimes when written.
+
+Span and trace ids have OpenTelemetry's sizes (8 and 16 bytes, hex), so a trace can be exported
+as OTLP unchanged."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from typing import Any
+
+
+def _hex(n: int) -> str:
+    return os.urandom(n).hex()
+
+
+class Trace:
+    __slots__ = ("item_id", "root", "rows", "run_id", "trace_id")
+
+    def __init__(self, run_id: str, item_id: str) -> None:
+        self.run_id = run_id
+        self.item_id = item_id
+        self.trace_id = _hex(16)
+        self.root = _hex(8)
+        self.rows: list[dict[str, Any]] = []
+
+    def span(self, kind: str, name: str, start: float, end: float | None, *,
+             status: str = "ok", parent: str | None = None,
+             attributes: dict[str, Any] | None = None, span_id: str | None = None) -> str:
+        sid = span_id or _hex(8)
+        self.rows.append({
+            "span_id": sid, "trace_id": self.trace_id,
+            "parent_id": self.root if parent is None and sid != self.root else parent,
+            "run_id": self.run_id, "item_id": self.item_id, "kind": kind, "name": name,
+            "start_at": _dt(start), "end_at": _dt(end) if end is not None else None,
+            "status": status, "attributes": attributes or {}})
+        return sid
+
+    def requests(self, attempts: list[dict[str, Any]], parent: str, model: str) -> None:
+        """One span per model request, from the client's attempt records."""
+        for n, a in enumerate(attempts):
+            if "start" not in a:
+                continue
+            ok = a.get("outcome") == "ok"
+            attrs = {"attempt": n + 1, "outcome": a.get("outcome"), "model": model}
+            if "retry_in_s" in a:
+                attrs["retry_in_s"] = a["retry_in_s"]
+            self.span("model.request", model, a["start"], a.get("end"),
+                      status="ok" if ok else "error", parent=parent, attributes=attrs)
+
+    def take(self) -> list[dict[str, Any]]:
+        rows, self.rows = self.rows, []
+        return rows
+
+
+def _dt(t: float) -> datetime:
+    return datetime.fromtimestamp(t, UTC)

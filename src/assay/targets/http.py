@@ -1,0 +1,137 @@
+"""`http`: an agent behind an HTTP JSON API.
+
+The request body is a JSON template: a string that is exactly `{field}` takes the item's value
+as is (numbers stay numbers); other strings have `{field}` placeholders filled as text. Header
+values may name environment variables as `${VAR}`; they are read at call time and never stored.
+The answer is taken from the response with a JSONPath (`$.answer`, `$.choices[0].text`)."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from typing import Any
+
+import orjson
+
+from assay.core.errors import ConfigError
+from assay.core.types import Answer, Item
+from assay.evaluators.judge.render import SINGLE, render
+
+_ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_WHOLE = re.compile(r"^\{([A-Za-z_][A-Za-z0-9_]*)\}$")
+
+
+def _jsonpath(expr: str, where: str) -> Any:
+    try:
+        from jsonpath_ng import parse
+    except ImportError:  # pragma: no cover - a dependency of assay-eval
+        raise ConfigError("the jsonpath-ng package is missing: pip install jsonpath-ng") \
+            from None
+    try:
+        return parse(expr)
+    except Exception as exc:  # jsonpath-ng raises its own lexer/parser exception types
+        raise ConfigError(f"{where}: bad JSONPath '{expr}': {exc}") from None
+
+
+class HttpTarget:
+    kind = "http"
+
+    def __init__(self, name: str, url: str, *, method: str = "POST",
+                 headers: dict[str, str] | None = None, body: Any = None,
+                 answer_path: str = "$.answer", extras: dict[str, str] | None = None,
+                 timeout_s: float = 60.0) -> None:
+        self.name = name
+        self.url = url
+        self.method = method.upper()
+        self.headers = dict(headers or {})
+        self.body = body if body is not None else {"question": "{prompt}"}
+        self.answer_path = answer_path
+        self.extra_paths = dict(extras or {})
+        self.timeout_s = timeout_s
+        where = f"target '{name}'"
+        if not re.match(r"^https?://", url):
+            raise ConfigError(f"{where}: url must start with http:// or https://")
+        self._answer = _jsonpath(answer_path, where)
+        self._extras = {k: _jsonpath(v, where) for k, v in self.extra_paths.items()}
+        missing = sorted({m.group(1) for v in self.headers.values() for m in _ENV.finditer(v)
+                          if not os.environ.get(m.group(1))})
+        if missing:
+            raise ConfigError(f"{where}: environment variable(s) not set for its headers: "
+                              f"{', '.join(missing)}")
+        self._session: Any = None
+
+    def public(self) -> dict[str, Any]:
+        # Header values are stored as written (`Bearer ${AGENT_TOKEN}`), never expanded.
+        return {"type": self.kind, "url": self.url, "method": self.method,
+                "headers": self.headers, "body": self.body, "answer_path": self.answer_path,
+                "extras": self.extra_paths, "timeout_s": self.timeout_s}
+
+    def request_body(self, item: Item) -> Any:
+        where = f"target {self.name}, item {item.id} (line {item.line})"
+
+        def fill(node: Any) -> Any:
+            if isinstance(node, str):
+                whole = _WHOLE.match(node)
+                if whole:
+                    value = item.fields.get(whole.group(1))
+                    if value is None:
+                        raise ConfigError(f"{where}: no value for template variable "
+                                          f"{whole.group(1)}")
+                    return value
+                return render(node, item.fields, SINGLE, where=where)
+            if isinstance(node, dict):
+                return {k: fill(v) for k, v in node.items()}
+            if isinstance(node, list):
+                return [fill(v) for v in node]
+            return node
+        return fill(self.body)
+
+    async def answer(self, item: Item) -> Answer:
+        import aiohttp
+
+        if self._session is None:
+            self._session = aiohttp.ClientSession(
+                timeout=aiohttp.ClientTimeout(total=self.timeout_s))
+        body = self.request_body(item)
+        headers = {"Content-Type": "application/json",
+                   **{k: _ENV.sub(lambda m: os.environ.get(m.group(1), ""), v)
+                      for k, v in self.headers.items()}}
+        start = time.perf_counter()
+        extras: dict[str, Any] = {"request": body}
+        try:
+            async with self._session.request(self.method, self.url, data=orjson.dumps(body),
+                                             headers=headers) as resp:
+                raw = await resp.read()
+                latency = time.perf_counter() - start
+                extras["http_status"] = resp.status
+                if resp.status >= 400:
+                    return Answer(None, extras, {}, latency, None,
+                                  f"HTTP {resp.status}: {raw[:200].decode('utf-8', 'replace')}")
+        except TimeoutError:
+            return Answer(None, extras, {}, time.perf_counter() - start, None,
+                          f"timeout after {self.timeout_s:g} s")
+        except aiohttp.ClientError as exc:
+            return Answer(None, extras, {}, time.perf_counter() - start, None,
+                          f"connection error: {type(exc).__name__}: {exc}")
+        try:
+            data = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return Answer(None, extras, {}, latency, None,
+                          f"response is not JSON: {raw[:200].decode('utf-8', 'replace')}")
+        found = self._answer.find(data)
+        if not found:
+            return Answer(None, extras, {}, latency, data,
+                          f"no value at {self.answer_path} in the response")
+        for key, path in self._extras.items():
+            hits = path.find(data)
+            extras[key] = hits[0].value if hits else None
+        value = found[0].value
+        usage = data.get("usage") if isinstance(data, dict) else None
+        return Answer(value if isinstance(value, str) else orjson.dumps(value).decode(),
+                      extras, {k: v for k, v in (usage or {}).items() if isinstance(v, int)},
+                      latency, data, None)
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()

@@ -1,0 +1,71 @@
+"""`python`: `module:function`, sync or async, called with the item's fields (a copy) and
+returning the answer text or `{"text": …, "metadata": {…}}`. A sync function runs in a worker
+thread so it cannot stall the other items. An exception is that item's error."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from assay.core.errors import ConfigError
+from assay.core.types import Answer, Item
+
+
+def load_function(ref: str, where: str, search: Path | None = None) -> Callable[..., Any]:
+    module_name, _, attr = ref.partition(":")
+    if not module_name or not attr:
+        raise ConfigError(f"{where}: function must be 'module:function', not '{ref}'")
+    if search is not None and str(search) not in sys.path:
+        sys.path.insert(0, str(search))  # the spec's folder: its agent modules import as-is
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ConfigError(f"{where}: cannot import module '{module_name}': {exc}") from None
+    fn = getattr(module, attr, None)
+    if not callable(fn):
+        raise ConfigError(f"{where}: module '{module_name}' has no function '{attr}'")
+    return fn  # type: ignore[no-any-return]
+
+
+class PythonTarget:
+    kind = "python"
+
+    def __init__(self, name: str, function: str, *, search: Path | None = None) -> None:
+        self.name = name
+        self.ref = function
+        self.fn = load_function(function, f"target '{name}'", search)
+        self.is_async = inspect.iscoroutinefunction(self.fn)
+
+    def public(self) -> dict[str, Any]:
+        return {"type": self.kind, "function": self.ref}
+
+    async def answer(self, item: Item) -> Answer:
+        fields = dict(item.fields)
+        start = time.perf_counter()
+        try:
+            out = await self.fn(fields) if self.is_async else \
+                await asyncio.to_thread(self.fn, fields)
+        except Exception as exc:
+            return Answer(None, {}, {}, time.perf_counter() - start, None,
+                          f"{type(exc).__name__}: {exc}")
+        latency = time.perf_counter() - start
+        if isinstance(out, str):
+            return Answer(out, {}, {}, latency)
+        if isinstance(out, dict) and isinstance(out.get("text"), str | None):
+            meta = out.get("metadata") or {}
+            usage = meta.get("usage") if isinstance(meta, dict) else None
+            return Answer(out.get("text"), {"metadata": meta},
+                          {k: v for k, v in (usage or {}).items() if isinstance(v, int)},
+                          latency)
+        return Answer(None, {}, {}, latency, None,
+                      f"{self.ref} returned {type(out).__name__}; expected text or "
+                      "{'text': ..., 'metadata': {...}}")
+
+    async def close(self) -> None:
+        pass

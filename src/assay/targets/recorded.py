@@ -1,0 +1,35 @@
+"""`recorded`: answers already present in a field of the items or in a file keyed by item id
+(what `assay score` reads)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from assay.core.types import Answer, Item
+from assay.runner.answers import answer_from_item, load_responses
+
+
+class RecordedTarget:
+    kind = "recorded"
+
+    def __init__(self, name: str, *, field: str = "response", file: Path | None = None) -> None:
+        self.name = name
+        self.field = field
+        self.file = file
+        self._table = load_responses(file) if file is not None else None
+
+    def public(self) -> dict[str, Any]:
+        return {"type": self.kind, "field": self.field,
+                "file": str(self.file) if self.file else None}
+
+    async def answer(self, item: Item) -> Answer:
+        found = (self._table.get(item.id) if self._table is not None
+                 else answer_from_item(item, self.field))
+        if found is None:
+            where = f"file {self.file}" if self.file else f"field '{self.field}'"
+            return Answer(None, {}, {}, 0.0, None, f"no recorded answer in {where}")
+        return found
+
+    async def close(self) -> None:
+        pass

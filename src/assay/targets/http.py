@@ -24,7 +24,8 @@ _WHOLE = re.compile(r"^\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 
 def _jsonpath(expr: str, where: str) -> Any:
     try:
-        from jsonpath_ng import parse
+        # the extended parser: filters too, e.g. $.items[?(@.kind == 'answer')].text
+        from jsonpath_ng.ext.parser import parse
     except ImportError:  # pragma: no cover - a dependency of assay-eval
         raise ConfigError("the jsonpath-ng package is missing: pip install jsonpath-ng") \
             from None

@@ -252,3 +252,55 @@ evaluators: [finance-rubric]
         assert "web · finance-rubric" in r.stdout and "sh · finance-rubric" in r.stdout
     finally:
         agent.stop()
+
+
+def replay_rows(stdout: str) -> dict[str, list[str]]:
+    out = {}
+    for line in stdout.splitlines():
+        cells = [c.strip() for c in line.split("│") if c.strip()]
+        if len(cells) >= 5 and cells[0] != "evaluator":
+            out[cells[0]] = cells[1:5]
+    return out
+
+
+def test_replay_reproduces_code_scores_and_reports_judge_drift(
+        project: Path, openai_server: OpenAIServer) -> None:
+    r = run("run", "spec.yaml", cwd=project)
+    assert r.returncode == 0, r.stderr
+    run_id = run_id_of(r.stdout)
+    n = str(len(SAMPLE_ITEMS))
+    before = len(openai_server.requests)
+    r = run("replay", run_id, cwd=project)
+    assert r.returncode == 0, r.stderr + r.stdout
+    assert replay_rows(r.stdout) == {
+        "finance-rubric": ["code", n, n, "100.0%"],
+        "finsearch-t1-judge@m": ["model judge", n, n, "100.0%"]}
+    assert len(openai_server.requests) == before  # no target call, judges from the cache
+    # the judge has changed its mind about everything: --fresh shows the drift
+    openai_server.default = lambda messages: '{"score": 0}'
+    r = run("replay", run_id, "--fresh", "--show", "2", cwd=project)
+    assert r.returncode == 0, r.stderr
+    judge = replay_rows(r.stdout)["finsearch-t1-judge@m"]
+    ones = sum(1 for x in SAMPLE_ITEMS.values() if "1400" not in str(x["response"]))
+    assert judge[:3] == ["model judge", n, str(len(SAMPLE_ITEMS) - ones)]
+    assert "stored 1.0 scored → now 0.0 scored" in r.stdout
+    assert len(openai_server.requests) == before + len(SAMPLE_ITEMS)
+    # a stored code score that no longer reproduces is a failure (exit 1), named
+    db = sqlite3.connect(project / ".assay" / "assay.db")
+    db.execute("UPDATE results SET score = 0 WHERE run_id = ? AND evaluator = "
+               "'finance-rubric' AND item_id = '(T1)Assay_Sample_S01_right'", (run_id,))
+    db.commit()
+    r = run("replay", run_id, cwd=project)
+    assert r.returncode == 1
+    assert "finance-rubric (T1)Assay_Sample_S01_right (fake): stored 0.0 scored → now 1.0 " \
+           "scored" in r.stdout
+
+
+def test_replay_of_a_score_run(project: Path) -> None:
+    r = run("score", str(SAMPLE), cwd=project)
+    assert r.returncode == 0, r.stderr
+    run_id = r.stdout.split("run ")[-1].split()[0]
+    r = run("replay", run_id, cwd=project)
+    assert r.returncode == 0, r.stderr
+    n = str(len(SAMPLE_ITEMS))
+    assert replay_rows(r.stdout) == {"finance-rubric": ["code", n, n, "100.0%"]}

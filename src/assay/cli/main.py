@@ -167,6 +167,25 @@ def show(
 
 
 @app.command()
+def replay(
+    run_id: Annotated[str, typer.Argument(help="The run to recompute.")],
+    fresh: Annotated[bool, typer.Option(
+        "--fresh", help="Ask model judges again instead of reading their cached replies.")]
+        = False,
+    show: Annotated[int, typer.Option("--show", help="Differences to list per evaluator.")]
+        = 20,
+    models: Annotated[Path | None, typer.Option("--models", help="Model registry file.")]
+        = None,
+    db: DbOption = None,
+) -> None:
+    """Recompute a run's scores from its stored answers and ground truth, without calling
+    targets; exit 1 when a code evaluator does not reproduce."""
+    from .replay_cmd import replay as do_replay
+
+    raise typer.Exit(do_replay(run_id, fresh=fresh, models_file=models, db=db, show=show))
+
+
+@app.command()
 def runs(db: DbOption = None,
          limit: Annotated[int, typer.Option("--limit", help="How many, newest first.")] = 20,
          ) -> None:

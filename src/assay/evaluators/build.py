@@ -20,8 +20,10 @@ from .base import Evaluator
 
 class EvaluatorFactory:
     def __init__(self, engine: Engine, *, judge_model: str | None = None,
-                 use_cache: bool = True, models_file: Path | None = None) -> None:
+                 use_cache: bool = True, models_file: Path | None = None,
+                 fresh: bool = False) -> None:
         self.engine = engine
+        self.fresh = fresh
         self.judge_model = judge_model
         self.use_cache = use_cache
         self.models_file = models_file
@@ -38,7 +40,7 @@ class EvaluatorFactory:
         from .judge.evaluator import JudgeEvaluator
 
         model = model or self.judge_model or ""
-        cache = ResponseCache(self.engine) if self.use_cache else None
+        cache = ResponseCache(self.engine, read=not self.fresh) if self.use_cache else None
         if name == "finance-hybrid":
             if not model:
                 raise ConfigError("finance-hybrid reads answers with a model: give "

@@ -23,10 +23,13 @@ def cache_key(base_url: str, model: str, messages: list[dict[str, str]],
 
 
 class ResponseCache:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, *, read: bool = True) -> None:
         self.engine = engine
+        self.read = read  # False: ask the model again (replay --fresh), keep the first reply
 
     def get(self, key: str) -> dict[str, Any] | None:
+        if not self.read:
+            return None
         with self.engine.connect() as conn:
             row = conn.execute(select(response_cache.c.response)
                                .where(response_cache.c.key == key)).first()

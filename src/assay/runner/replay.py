@@ -1,0 +1,116 @@
+"""`assay replay` (可执行): recompute a run's scores from what it stored — items, answers, the
+ground truth in the items — without calling any target, and say per evaluator how many
+reproduce. Code evaluators must reproduce every score; model judges show their drift, read
+from the response cache (same request, same reply) or asked again with `fresh`."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine
+
+from assay.core.errors import ConfigError
+from assay.core.types import Answer
+from assay.evaluators.build import EvaluatorFactory
+from assay.store import repo
+
+from .experiment import evaluate_one
+
+JURY_PREFIX = "jury-"
+
+
+@dataclass
+class Replayed:
+    evaluator: str
+    deterministic: bool
+    compared: int = 0
+    reproduced: int = 0
+    version_changed: bool = False
+    differences: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def rate(self) -> float | None:
+        return self.reproduced / self.compared if self.compared else None
+
+
+@dataclass
+class ReplayReport:
+    run_id: str
+    evaluators: list[Replayed]
+    skipped: dict[str, str] = field(default_factory=dict)  # evaluator → why
+
+    @property
+    def deterministic_ok(self) -> bool:
+        return all(r.reproduced == r.compared for r in self.evaluators if r.deterministic)
+
+
+def _evaluator_specs(manifest: dict[str, Any]) -> list[tuple[str, dict[str, str]]]:
+    """Evaluator names and variable mappings as the run used them."""
+    spec = manifest.get("spec")
+    mappings: dict[str, dict[str, str]] = {}
+    if isinstance(spec, dict):
+        for e in spec.get("evaluators") or []:
+            if isinstance(e, dict):
+                name = str(e["name"]) + (f"@{e['model']}" if e.get("model") else "")
+                mappings[name] = {str(k): str(v) for k, v in (e.get("mapping") or {}).items()}
+    return [(e["name"], mappings.get(e["name"], {})) for e in manifest.get("evaluators") or []]
+
+
+async def replay_run(engine: Engine, run_id: str, *, fresh: bool = False,
+                     models_file: Path | None = None, concurrency: int = 16,
+                     keep: int = 20) -> ReplayReport:
+    row = repo.get_run(engine, run_id)
+    if row is None:
+        raise ConfigError(f"no run '{run_id}' in this store (see assay runs)")
+    manifest = row["manifest"] or {}
+    stored = repo.list_results(engine, run_id)
+    answers = {(a["item_id"], a["target"], a["epoch"]): a for a in repo.list_answers(engine,
+                                                                                      run_id)}
+    items = repo.get_items(engine, row["dataset_id"])
+    factory = EvaluatorFactory(engine, models_file=models_file, fresh=fresh)
+    report = ReplayReport(run_id, [])
+    try:
+        evaluators = {}
+        for name, mapping in _evaluator_specs(manifest):
+            if name.startswith(JURY_PREFIX):
+                continue
+            try:
+                evaluators[name] = factory.build(name, mapping)
+            except ConfigError as exc:  # e.g. a model no longer registered here
+                report.skipped[name] = str(exc)
+        per: dict[str, Replayed] = {}
+        for name, ev in evaluators.items():
+            versions = {r["evaluator_version"] for r in stored if r["evaluator"] == name}
+            per[name] = Replayed(name, not hasattr(ev, "aevaluate"),
+                                 version_changed=bool(versions - {ev.version}))
+        gate = asyncio.Semaphore(concurrency)
+
+        async def one(r: dict[str, Any]) -> None:
+            ev = evaluators[r["evaluator"]]
+            a = answers.get((r["item_id"], r["target"], r["epoch"]))
+            item = items.get(r["item_id"])
+            out = per[r["evaluator"]]
+            if item is None or a is None or a["error"] is not None:
+                return  # nothing was evaluated for this sample: the target failed
+            async with gate:
+                score = await evaluate_one(ev, item, Answer(a["text"]))
+            out.compared += 1
+            if score.value == r["score"] and str(score.status) == r["status"]:
+                out.reproduced += 1
+            elif len(out.differences) < keep:
+                out.differences.append({
+                    "item_id": r["item_id"], "target": r["target"], "epoch": r["epoch"],
+                    "stored": [r["score"], r["status"]], "now": [score.value,
+                                                                 str(score.status)],
+                    "reason_now": score.reason})
+
+        todo = [r for r in stored if r["evaluator"] in evaluators]
+        for start in range(0, len(todo), 1000):  # bounded: no 100,000 coroutines at once
+            await asyncio.gather(*(one(r) for r in todo[start:start + 1000]))
+        report.evaluators = list(per.values())
+    finally:
+        await factory.close()
+    return report

@@ -38,7 +38,8 @@ def build_target(spec: TargetSpec, *, client: Callable[[str], Any], base: Path) 
         if spec.type == "python":
             from .python import PythonTarget
 
-            return PythonTarget(spec.name, str(o["function"]), search=base)
+            fn = o["function"]
+            return PythonTarget(spec.name, fn if callable(fn) else str(fn), search=base)
         if spec.type == "command":
             from .command import CommandTarget
 

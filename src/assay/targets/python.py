@@ -36,10 +36,15 @@ def load_function(ref: str, where: str, search: Path | None = None) -> Callable[
 class PythonTarget:
     kind = "python"
 
-    def __init__(self, name: str, function: str, *, search: Path | None = None) -> None:
+    def __init__(self, name: str, function: str | Callable[..., Any], *,
+                 search: Path | None = None) -> None:
         self.name = name
-        self.ref = function
-        self.fn = load_function(function, f"target '{name}'", search)
+        if callable(function):  # the Python API passes the function itself
+            self.fn = function
+            self.ref = f"{function.__module__}:{function.__qualname__}"
+        else:
+            self.ref = function
+            self.fn = load_function(function, f"target '{name}'", search)
         self.is_async = inspect.iscoroutinefunction(self.fn)
 
     def public(self) -> dict[str, Any]:

@@ -1,0 +1,104 @@
+"""Every example spec runs as documented (the http one against the example agent, the model
+one against the local OpenAI-compatible server standing in for DeepSeek and Qwen)."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import socket
+import sqlite3
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_run_cli import run, run_id_of
+from tests.conftest import ROOT
+from tests.openai_server import OpenAIServer
+
+SPECS = ROOT / "examples" / "specs"
+
+
+def scores(project: Path, run_id: str) -> list[tuple[str, str, int, float | None]]:
+    db = sqlite3.connect(project / ".assay" / "assay.db")
+    return db.execute("SELECT item_id, target, epoch, score FROM results WHERE run_id = ? "
+                      "ORDER BY item_id, epoch", (run_id,)).fetchall()
+
+
+@pytest.mark.parametrize(("spec", "samples"), [("recorded", 99), ("python", 40),
+                                               ("command", 10)])
+def test_offline_example_specs(tmp_path: Path, spec: str, samples: int) -> None:
+    r = run("run", str(SPECS / f"{spec}.yaml"), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    got = scores(tmp_path, run_id_of(r.stdout))
+    assert len(got) == samples
+    sample = {x["prompt_id"]: x["expected_score"] for x in json.loads(
+        (ROOT / "examples" / "finsearch_t1_sample.json").read_text("utf-8"))}
+    # these example agents answer with the sample's recorded answers: the scores must agree
+    assert all(score == sample[item] for item, _, _, score in got)
+
+
+@pytest.fixture()
+def example_agent() -> Iterator[int]:
+    from aiohttp import web
+
+    spec = importlib.util.spec_from_file_location("http_agent", SPECS / "agents" /
+                                                  "http_agent.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    loop = asyncio.new_event_loop()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    runner = web.AppRunner(module.make_app())
+
+    async def start() -> None:
+        await runner.setup()
+        await web.TCPSite(runner, "127.0.0.1", port).start()
+
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    asyncio.run_coroutine_threadsafe(start(), loop).result(10)
+    yield port
+    asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(10)
+    loop.call_soon_threadsafe(loop.stop)
+
+
+def test_http_example_spec(tmp_path: Path, example_agent: int) -> None:
+    text = (SPECS / "http.yaml").read_text("utf-8").replace("127.0.0.1:8765",
+                                                           f"127.0.0.1:{example_agent}")
+    text = text.replace("../finsearch_t1_sample.json", str(ROOT / "examples" /
+                                                           "finsearch_t1_sample.json"))
+    (tmp_path / "http.yaml").write_text(text, "utf-8")
+    r = run("run", "http.yaml", cwd=tmp_path, AGENT_TOKEN="dev-token")
+    assert r.returncode == 0, r.stderr
+    got = scores(tmp_path, run_id_of(r.stdout))
+    assert len(got) == 10 and all(s == 1.0 for *_, s in got)
+    r = run("run", "http.yaml", cwd=tmp_path)  # the token's variable is not set
+    assert r.returncode == 2 and "AGENT_TOKEN" in r.stderr
+
+
+def test_model_example_spec(tmp_path: Path, openai_server: OpenAIServer) -> None:
+    answers = {x["prompt"]: x["response"] for x in json.loads(
+        (ROOT / "examples" / "finsearch_t1_sample.json").read_text("utf-8"))
+        if x["answer_kind"] == "right"}
+
+    def reply(messages: list[dict[str, str]]) -> str:
+        if messages[0]["content"].startswith("你是一名金融数据助手"):
+            return str(answers.get(messages[-1]["content"], "不知道"))
+        return '{"score": 1}'
+
+    openai_server.default = reply
+    for name in ("deepseek", "qwen"):
+        r = run("models", "add", name, "--base-url", openai_server.base_url, "--model",
+                name + "-x", cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+    r = run("run", str(SPECS / "model.yaml"), "--limit", "5", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    got = scores(tmp_path, run_id_of(r.stdout))
+    assert len(got) == 10
+    sent = [m for m in openai_server.requests if m["model"] == "deepseek-x"]
+    assert len(sent) == 5 and sent[0]["temperature"] == 0

@@ -426,13 +426,13 @@ async def run_experiment(engine: Engine, spec: ExperimentSpec | None, *,
 
 def summarize(engine: Engine, run_id: str, items: dict[str, Item], group_by: str) -> Summary:
     """The run's summary from what is stored (so a resumed run counts its earlier work):
-    one row per evaluator, or per target and evaluator when the run has several targets."""
-    rows = repo.list_results(engine, run_id)
-    several = len({r["target"] for r in rows}) > 1
+    one row per evaluator, or per target and evaluator when the run has several targets.
+    Only the columns it needs are read: evidence (judge prompts) can be ~10 KB a row."""
+    rows = repo.result_scores(engine, run_id)
+    several = len({r[1] for r in rows}) > 1
     summary = Summary()
-    for r in rows:
-        name = f"{r['target']} · {r['evaluator']}" if several else r["evaluator"]
-        item = items.get(r["item_id"])
-        cost = (r["evidence"] or {}).get("cost") if isinstance(r["evidence"], dict) else None
-        summary.add(name, item.get(group_by) if item else None, r["status"], r["score"], cost)
+    for item_id, target, evaluator, status, score, cost in rows:
+        name = f"{target} · {evaluator}" if several else evaluator
+        item = items.get(item_id)
+        summary.add(name, item.get(group_by) if item else None, status, score, cost)
     return summary

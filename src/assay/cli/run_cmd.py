@@ -56,6 +56,8 @@ def _execute(engine: Engine, spec: ExperimentSpec | None, overrides: Overrides, 
     if not console.is_terminal:
         console = Console(width=160)
     err = Console(stderr=True)
+    if not err.is_terminal:  # a log file gets whole lines
+        err = Console(stderr=True, width=1000)
     started = time.monotonic()
 
     def line(p: Progress) -> Text:
@@ -79,6 +81,8 @@ def _execute(engine: Engine, spec: ExperimentSpec | None, overrides: Overrides, 
             models_file=models_file, use_cache=use_cache, progress=progress))
     _print_summary(console, result.run_id, result.spec.name, result.total, result.summary,
                    result.spec.group_by)
+    if result.otlp:
+        err.print(result.otlp)
     if result.status == "interrupted":
         err.print(f"interrupted: {result.done} of {result.total} samples are stored; continue "
                   f"with: assay run --resume {result.run_id}")

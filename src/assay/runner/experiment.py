@@ -37,6 +37,7 @@ from assay.targets.build import build_target
 
 from .gc_tuning import long_lived_data_frozen
 from .manifest import build_manifest
+from .otlp import endpoint_from_env, export_spans
 from .spec import ExperimentSpec, parse_spec
 from .stop import deferred_interrupt
 from .trace import Trace
@@ -68,6 +69,7 @@ class RunResult:
     total: int
     done: int
     summary: Summary = field(default_factory=Summary)
+    otlp: str | None = None  # what happened to the OTLP export, when one was configured
 
 
 @dataclass
@@ -318,6 +320,7 @@ async def run_experiment(engine: Engine, spec: ExperimentSpec | None, *,
                          progress: Progress | None = None) -> RunResult:
     overrides = overrides or Overrides()
     progress = progress or Progress()
+    began = repo.now()
     run_id = resume or "r-" + uuid.uuid4().hex[:12]
     prior_answers: dict[tuple[str, str, int], Answer] = {}
     prior_results: dict[tuple[str, str, int], set[str]] = {}
@@ -421,7 +424,22 @@ async def run_experiment(engine: Engine, spec: ExperimentSpec | None, *,
         for t in targets:
             await t.close()
         await factory.close()
-    return RunResult(run_id, status, spec, progress.total, progress.done, summary)
+    result = RunResult(run_id, status, spec, progress.total, progress.done, summary)
+    endpoint = spec.otlp or endpoint_from_env()
+    if endpoint:
+        rows = [s for s in repo.list_spans(engine, run_id) if _aware(s["start_at"]) >= began]
+        try:
+            sent = await asyncio.to_thread(export_spans, rows, endpoint, run_id=run_id)
+            result.otlp = f"{sent} spans sent to {endpoint}"
+        except ConfigError as exc:  # the run is stored; a collector's refusal is reported
+            result.otlp = f"OTLP export failed: {exc}"
+    return result
+
+
+def _aware(t: Any) -> Any:
+    from datetime import UTC
+
+    return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
 
 
 def summarize(engine: Engine, run_id: str, items: dict[str, Item], group_by: str) -> Summary:

@@ -34,7 +34,7 @@ TARGET_KEYS: dict[str, set[str]] = {
     "recorded": {"field", "file"},
 }
 TOP_KEYS = {"name", "dataset", "targets", "target", "evaluators", "concurrency", "repeats",
-            "ground_truth", "tags", "timeout_s", "group_by", "seed", "description"}
+            "ground_truth", "tags", "timeout_s", "group_by", "seed", "description", "otlp"}
 DATASET_KEYS = {"path", "fields", "id_field", "filter", "limit", "sample", "seed"}
 GROUND_TRUTH_MODES = ("stored",)
 
@@ -76,6 +76,7 @@ class ExperimentSpec:
     tags: list[str] = field(default_factory=list)
     timeout_s: float | None = None  # per item, target call included
     group_by: str = "label"
+    otlp: str | None = None  # an OTLP/HTTP traces endpoint; else OTEL_EXPORTER_OTLP_* if set
     raw: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -240,7 +241,8 @@ def parse_spec(data: dict[str, Any], path: Path, lines: _Lines | None = None) ->
         evaluators=evaluators, concurrency=whole("concurrency", 8, 1),
         repeats=whole("repeats", 1, 1), ground_truth=mode, tags=[str(t) for t in tags],
         timeout_s=float(timeout) if timeout is not None else None,
-        group_by=str(data.get("group_by", "label")), raw=data)
+        group_by=str(data.get("group_by", "label")),
+        otlp=str(data["otlp"]) if data.get("otlp") else None, raw=data)
 
 
 def _resolve(spec_path: Path, value: str) -> Path:

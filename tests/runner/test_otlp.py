@@ -1,0 +1,104 @@
+"""OTLP export to a real OTLP/HTTP receiver on 127.0.0.1 that decodes the protobuf body."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp import web
+
+from tests.cli.test_run_cli import SAMPLE, run, run_id_of
+
+
+class Collector:
+    def __init__(self, status: int = 200) -> None:
+        self.status = status
+        self.spans: list[Any] = []
+        self.resources: list[dict[str, str]] = []
+        self.loop = asyncio.new_event_loop()
+        self.port = 0
+
+    async def handle(self, request: web.Request) -> web.Response:
+        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+            ExportTraceServiceRequest,
+        )
+
+        req = ExportTraceServiceRequest()
+        req.ParseFromString(await request.read())
+        for rs in req.resource_spans:
+            self.resources.append({a.key: a.value.string_value for a in rs.resource.attributes})
+            for ss in rs.scope_spans:
+                self.spans.extend(ss.spans)
+        return web.Response(status=self.status, body=b"",
+                            content_type="application/x-protobuf")
+
+    def start(self) -> Collector:
+        app = web.Application()
+        app.router.add_post("/v1/traces", self.handle)
+        self.runner = web.AppRunner(app)
+
+        async def go() -> None:
+            await self.runner.setup()
+            site = web.TCPSite(self.runner, "127.0.0.1", 0)
+            await site.start()
+            self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+
+        threading.Thread(target=self.loop.run_forever, daemon=True).start()
+        asyncio.run_coroutine_threadsafe(go(), self.loop).result(10)
+        return self
+
+    def stop(self) -> None:
+        asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+
+
+@pytest.fixture()
+def collector() -> Iterator[Collector]:
+    c = Collector().start()
+    yield c
+    c.stop()
+
+
+def spec(tmp_path: Path, extra: str = "") -> None:
+    (tmp_path / "spec.yaml").write_text(
+        f"dataset: {{path: {SAMPLE}, limit: 5}}\ntargets: [{{type: recorded}}]\n"
+        f"evaluators: [finance-rubric]\n{extra}", "utf-8")
+
+
+def test_spans_go_to_the_configured_endpoint(tmp_path: Path, collector: Collector) -> None:
+    spec(tmp_path, f"otlp: http://127.0.0.1:{collector.port}/v1/traces\n")
+    r = run("run", "spec.yaml", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    run_id = run_id_of(r.stdout)
+    assert f"20 spans sent to http://127.0.0.1:{collector.port}/v1/traces" in r.stderr
+    names = sorted(s.name.split()[0] for s in collector.spans)
+    assert names == ["evaluator"] * 5 + ["sample"] * 5 + ["target"] * 5 + ["truth"] * 5
+    by_id = {s.span_id: s for s in collector.spans}
+    roots = [s for s in collector.spans if not s.parent_span_id]
+    assert len(roots) == 5
+    for s in collector.spans:
+        if s.parent_span_id:  # every child points at its sample, in the same trace
+            parent = by_id[s.parent_span_id]
+            assert parent.name.startswith("sample") and parent.trace_id == s.trace_id
+    attrs = {a.key: a.value for a in roots[0].attributes}
+    assert attrs["assay.run_id"].string_value == run_id
+    assert collector.resources[0]["service.name"] == "assay"
+    assert all(s.end_time_unix_nano >= s.start_time_unix_nano > 1.7e18
+               for s in collector.spans)
+
+
+def test_endpoint_from_the_environment_and_a_refusal(tmp_path: Path) -> None:
+    refusing = Collector(status=400).start()
+    try:
+        spec(tmp_path)
+        r = run("run", "spec.yaml", cwd=tmp_path,
+                OTEL_EXPORTER_OTLP_ENDPOINT=f"http://127.0.0.1:{refusing.port}")
+        assert r.returncode == 0, r.stderr  # the run is stored all the same
+        assert "OTLP export failed: OTLP endpoint " in r.stderr
+        assert "did not accept the spans" in r.stderr
+    finally:
+        refusing.stop()

@@ -9,45 +9,32 @@ Each request body and its headers are logged."""
 from __future__ import annotations
 
 import asyncio
-import threading
 from typing import Any
 
 from aiohttp import web
 
+from tests.local_server import LocalServer
 
-class AgentServer:
+
+class AgentServer(LocalServer):
     def __init__(self) -> None:
+        super().__init__()
         self.mode = "answer"
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
-        self._loop = asyncio.new_event_loop()
-        self._runner: web.AppRunner | None = None
-        self.port = 0
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/ask"
 
     def start(self) -> AgentServer:
-        self._thread.start()
-        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(10)
+        super().start()
         return self
 
-    async def _start(self) -> None:
+    def app(self) -> web.Application:
         app = web.Application()
         app.router.add_post("/ask", self._handle)
-        self._runner = web.AppRunner(app)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-
-    def stop(self) -> None:
-        if self._runner is not None:
-            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(5)
+        return app
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()

@@ -25,45 +25,33 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.local_server import LocalServer
+
 Action = tuple[Any, ...]
 
 
-class OpenAIServer:
+class OpenAIServer(LocalServer):
     def __init__(self) -> None:
+        super().__init__()
         self.script: list[Action] = []
         self.default: Callable[[list[dict[str, str]]], str] = lambda messages: '{"score": 1}'
         self.requests: list[dict[str, Any]] = []
         self.auth: list[str] = []  # Authorization headers seen
         self.latency_s = 0.0
         self._lock = threading.Lock()
-        self._loop = asyncio.new_event_loop()
-        self._runner: web.AppRunner | None = None
-        self.port = 0
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
 
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def start(self) -> OpenAIServer:
-        self._thread.start()
-        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(10)
+        super().start()
         return self
 
-    async def _start(self) -> None:
+    def app(self) -> web.Application:
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._handle)
-        self._runner = web.AppRunner(app)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-
-    def stop(self) -> None:
-        if self._runner is not None:
-            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(5)
+        return app
 
     def _next(self) -> Action | None:
         with self._lock:

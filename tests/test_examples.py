@@ -3,19 +3,18 @@ one against the local OpenAI-compatible server standing in for DeepSeek and Qwen
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 import json
-import socket
 import sqlite3
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from aiohttp import web
 
 from tests.cli.test_run_cli import run, run_id_of
 from tests.conftest import ROOT
+from tests.local_server import LocalServer
 from tests.openai_server import OpenAIServer
 
 SPECS = ROOT / "examples" / "specs"
@@ -40,31 +39,21 @@ def test_offline_example_specs(tmp_path: Path, spec: str, samples: int) -> None:
     assert all(score == sample[item] for item, _, _, score in got)
 
 
+class ExampleAgent(LocalServer):
+    def app(self) -> web.Application:
+        spec = importlib.util.spec_from_file_location("http_agent", SPECS / "agents" /
+                                                      "http_agent.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module.make_app()  # type: ignore[no-any-return]
+
+
 @pytest.fixture()
 def example_agent() -> Iterator[int]:
-    from aiohttp import web
-
-    spec = importlib.util.spec_from_file_location("http_agent", SPECS / "agents" /
-                                                  "http_agent.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    loop = asyncio.new_event_loop()
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    runner = web.AppRunner(module.make_app())
-
-    async def start() -> None:
-        await runner.setup()
-        await web.TCPSite(runner, "127.0.0.1", port).start()
-
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    asyncio.run_coroutine_threadsafe(start(), loop).result(10)
-    yield port
-    asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(10)
-    loop.call_soon_threadsafe(loop.stop)
+    server = ExampleAgent().start()
+    yield server.port
+    server.stop()
 
 
 def test_http_example_spec(tmp_path: Path, example_agent: int) -> None:

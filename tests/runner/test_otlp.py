@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,15 +10,15 @@ import pytest
 from aiohttp import web
 
 from tests.cli.test_run_cli import SAMPLE, run, run_id_of
+from tests.local_server import LocalServer
 
 
-class Collector:
+class Collector(LocalServer):
     def __init__(self, status: int = 200) -> None:
+        super().__init__()
         self.status = status
         self.spans: list[Any] = []
         self.resources: list[dict[str, str]] = []
-        self.loop = asyncio.new_event_loop()
-        self.port = 0
 
     async def handle(self, request: web.Request) -> web.Response:
         from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
@@ -37,23 +35,13 @@ class Collector:
                             content_type="application/x-protobuf")
 
     def start(self) -> Collector:
-        app = web.Application()
-        app.router.add_post("/v1/traces", self.handle)
-        self.runner = web.AppRunner(app)
-
-        async def go() -> None:
-            await self.runner.setup()
-            site = web.TCPSite(self.runner, "127.0.0.1", 0)
-            await site.start()
-            self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-
-        threading.Thread(target=self.loop.run_forever, daemon=True).start()
-        asyncio.run_coroutine_threadsafe(go(), self.loop).result(10)
+        super().start()
         return self
 
-    def stop(self) -> None:
-        asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(10)
-        self.loop.call_soon_threadsafe(self.loop.stop)
+    def app(self) -> web.Application:
+        app = web.Application()
+        app.router.add_post("/v1/traces", self.handle)
+        return app
 
 
 @pytest.fixture()

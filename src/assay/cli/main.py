@@ -195,6 +195,38 @@ def runs(db: DbOption = None,
     list_runs(db, limit)
 
 
+truth_app = typer.Typer(help="Ground truth: fetch quotes with their provenance.",
+                        no_args_is_help=True)
+app.add_typer(truth_app, name="truth")
+
+
+@truth_app.command("fetch")
+def truth_fetch(
+    provider: Annotated[str, typer.Option(
+        "--provider", "-p", help="akshare, yfinance, tushare, wind or snapshot.")],
+    instrument: Annotated[str, typer.Option(
+        "--instrument", "-i", help="The provider's exact code: 600519, 00700, 105.AAPL, HSI, "
+        "USDCNH, AAPL (yfinance), 600519.SH (tushare, wind).")],
+    market: Annotated[str | None, typer.Option(
+        "--market", help="For akshare/snapshot: cn_stock, hk_stock, us_stock, index, fx, "
+        "cny_onshore, sge_benchmark, comex.")] = None,
+    tags: Annotated[str | None, typer.Option(
+        "--tags", help="Or the item's tags (Stock, Index, 汇率) to tell the market.")] = None,
+    snapshots: Annotated[Path | None, typer.Option(
+        "--snapshots", help="Folder of recorded tables, for --provider snapshot.")] = None,
+    date: Annotated[str | None, typer.Option(
+        "--date", help="With --snapshots: the tables of this day (YYYY-MM-DD).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the snapshot as JSON.")]
+        = False,
+) -> None:
+    """Fetch one quote and print it normalised, with provider, query and fetch time; exit 1
+    when the snapshot is empty or an error."""
+    from .truth_cmd import fetch
+
+    raise typer.Exit(fetch(provider=provider, instrument=instrument, market=market, tags=tags,
+                           snapshots=snapshots, date=date, as_json=as_json))
+
+
 evaluators_app = typer.Typer(help="Evaluators and judge templates.", no_args_is_help=True)
 app.add_typer(evaluators_app, name="evaluators")
 

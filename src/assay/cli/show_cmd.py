@@ -137,10 +137,22 @@ def show_item(run_id: str, item_id: str, db: str | None, *, full: bool = False) 
         extras = a["extras"] or {}
         if extras.get("messages"):
             c.print(f"  [dim]prompt sent:[/] {_clip(extras['messages'], full)}")
+    snaps = repo.list_truth(engine, run_id, item_id)
+    for t in sorted(snaps, key=lambda t: (t["target"], t["epoch"])):
+        gap = "" if t["gap_s"] is None else f", {t['gap_s']:+.3f} s from the answer"
+        c.print(f"[bold]ground truth[/] ({t['mode']}) for {escape(t['target'])}: "
+                f"{escape(t['provider'])} {escape(t['instrument'])}"
+                + (f" ({t['market']})" if t["market"] else "")
+                + f" — {t['status']}" + (f": {escape(t['message'])}" if t["message"] else ""))
+        c.print(f"  [dim]query:[/] {escape(t['query'])}; [dim]fetched at[/] "
+                f"{_when(t['fetched_at'])} UTC{gap}")
+        if t["fields"]:
+            c.print(f"  [dim]values:[/] {escape(json.dumps(t['fields'], ensure_ascii=False))}")
     truth = f.get("ground_truth")
-    c.print(f"[bold]ground truth[/] (stored in the item's 'ground_truth' field; recorded by "
-            f"the dataset, not fetched): {_clip(truth, full)}" if truth is not None else
-            "[bold]ground truth[/]: none in the item")
+    if not snaps:
+        c.print(f"[bold]ground truth[/] (stored in the item's 'ground_truth' field; recorded "
+                f"by the dataset, not fetched): {_clip(truth, full)}" if truth is not None
+                else "[bold]ground truth[/]: none in the item")
     for r in sorted(results, key=lambda r: (r["target"], r["epoch"], r["evaluator"])):
         score = "–" if r["score"] is None else f"{r['score']:g}"
         c.print(f"[bold]{escape(r['evaluator'])}[/] on {escape(r['target'])} → score {score} "
@@ -176,7 +188,8 @@ def _span_tree(spans: list[dict[str, Any]]) -> Tree:
         ms = ((s["end_at"] - s["start_at"]).total_seconds() * 1000 if s["end_at"] else None)
         attrs = s["attributes"] or {}
         extra = {k: v for k, v in attrs.items() if k in ("outcome", "status", "score", "error",
-                                                          "mode", "how") and v is not None}
+                                                          "mode", "how", "gap_s")
+                 and v is not None}
         colour = "red" if s["status"] == "error" else "green"
         return (f"[{colour}]{s['kind']}[/] {escape(s['name'])}"
                 + (f" {ms:,.1f} ms" if ms is not None else "")

@@ -8,6 +8,7 @@ throughput (see DESIGN.md), so construction must stay cheap.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
@@ -74,3 +75,30 @@ def _int_if_whole(value: float | None) -> float | int | None:
     if value is None:
         return None
     return int(value) if float(value).is_integer() else value
+
+
+@dataclass(frozen=True, slots=True)
+class TruthSnapshot:
+    """Ground truth as fetched: where from (provider, instrument, the query as text), when
+    (UTC), the values under normalised names and under the source's own, the raw payload, and
+    whether it worked (`ok`, `empty`: the source had nothing, `error`: the fetch failed)."""
+
+    provider: str
+    instrument: str
+    query: str
+    fetched_at: datetime
+    status: str  # ok | empty | error
+    fields: dict[str, Any] = field(default_factory=dict)  # last, open, high, low, prev_close …
+    source_fields: dict[str, Any] = field(default_factory=dict)
+    raw: Any = None
+    message: str | None = None
+    market: str | None = None
+    # What evaluators receive as `ground_truth`: the source's own row where judges know that
+    # shape (AKShare columns, Wind RT_* fields), else {"data": {normalised fields}}.
+    payload: Any = None
+
+    def as_record(self) -> dict[str, Any]:
+        return {"provider": self.provider, "instrument": self.instrument, "market": self.market,
+                "query": self.query, "fetched_at": self.fetched_at.isoformat(),
+                "status": self.status, "message": self.message, "fields": self.fields,
+                "source_fields": self.source_fields}

@@ -25,7 +25,7 @@ import orjson
 from sqlalchemy import Engine
 
 from assay.core.errors import AssayError, ConfigError
-from assay.core.types import Answer, Item, Score, ScoreStatus
+from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
 from assay.datasets.loader import Dataset, load_dataset
 from assay.evaluators.base import Evaluator
 from assay.evaluators.build import EvaluatorFactory
@@ -34,6 +34,7 @@ from assay.store import repo
 from assay.store.db import RawJSON
 from assay.targets.base import Target
 from assay.targets.build import build_target
+from assay.truth.capture import Capture, TruthConfig, with_truth
 
 from .gc_tuning import long_lived_data_frozen
 from .manifest import build_manifest
@@ -128,7 +129,7 @@ class GroupCommit:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self.rows: dict[str, list[dict[str, Any]]] = {"answers": [], "results": [], "spans": []}
+        self.rows: dict[str, list[dict[str, Any]]] = self._empty()
         self.pending: asyncio.Future[None] | None = None
 
     async def commit(self, **rows: list[dict[str, Any]]) -> None:
@@ -140,10 +141,14 @@ class GroupCommit:
             loop.call_soon(self._flush, self.pending)
         await asyncio.shield(self.pending)
 
+    @staticmethod
+    def _empty() -> dict[str, list[dict[str, Any]]]:
+        return {"answers": [], "truth_snapshots": [], "results": [], "spans": []}
+
     def _flush(self, fut: asyncio.Future[None]) -> None:
         self.pending = None
         rows = self.rows
-        self.rows = {"answers": [], "results": [], "spans": []}
+        self.rows = self._empty()
         try:
             repo.write_rows(self.engine, rows)
         except Exception as exc:  # every waiter sees the store's error
@@ -155,7 +160,10 @@ class GroupCommit:
 class Runner:
     def __init__(self, engine: Engine, spec: ExperimentSpec, *, run_id: str,
                  targets: list[Target], evaluators: list[Evaluator],
-                 progress: Progress) -> None:
+                 progress: Progress, capture: Capture | None = None,
+                 prior_truth: dict[tuple[str, str, int], TruthSnapshot] | None = None) -> None:
+        self.capture = capture
+        self.prior_truth = prior_truth or {}
         self.engine = engine
         self.spec = spec
         self.run_id = run_id
@@ -169,6 +177,12 @@ class Runner:
         trace = Trace(self.run_id, item.id)
         t_start = time.time()
         attrs = {"target": target.name, "epoch": epoch}
+        key = (item.id, target.name, epoch)
+        snap = self.prior_truth.get(key)
+        fetching = None
+        if self.capture is not None and snap is None:
+            # started with the target call: the quote is the one of the moment of the answer
+            fetching = asyncio.create_task(self._fetch(item))
         if prior is None:
             answer = await self._call(target, item)
             t_end = time.time()
@@ -179,20 +193,32 @@ class Runner:
                                          "error": answer.error})
             trace.requests(answer.extras.get("attempts", []), tid,
                            str(answer.extras.get("model", "")))
+            truth_rows = []
+            if fetching is not None:
+                snap = await self._settle(item, fetching, t_end, trace, attrs)
+                truth_rows.append(self._truth_row(key, snap, t_end))
             await self.writer.commit(answers=[self._answer_row(item, target, epoch, answer,
                                                                t_start, t_end)],
-                                     spans=trace.take())
+                                     truth_snapshots=truth_rows, spans=trace.take())
             self.progress.tokens += sum(v for k, v in answer.usage.items()
                                         if k == "total_tokens")
         else:
             answer = prior
-        t_truth = time.time()
-        trace.span("truth", self.spec.ground_truth, t_truth, t_truth, attributes={
-            **attrs, "mode": self.spec.ground_truth, "source": "item field 'ground_truth'",
-            "present": item.fields.get("ground_truth") is not None})
+            if fetching is not None:  # answered before a crash, truth never stored: late
+                t_end = time.time()
+                snap = await self._settle(item, fetching, t_end, trace, attrs)
+                await self.writer.commit(truth_snapshots=[self._truth_row(key, snap, None)])
+        if snap is None:
+            t_truth = time.time()
+            trace.span("truth", self.spec.ground_truth, t_truth, t_truth, attributes={
+                **attrs, "mode": self.spec.ground_truth, "source": "item field 'ground_truth'",
+                "present": item.fields.get("ground_truth") is not None})
+        judged_item = item if snap is None or snap.status == "error" else with_truth(item, snap)
+        failure = (snap.message or "fetch failed") if snap is not None and \
+            snap.status == "error" else None
         todo = [ev for ev in self.evaluators if ev.name not in done]
-        scores = await asyncio.gather(*(self._evaluate(ev, item, answer, trace, attrs)
-                                        for ev in todo))
+        scores = await asyncio.gather(*(self._evaluate(ev, judged_item, answer, trace, attrs,
+                                                       failure) for ev in todo))
         stamp = repo.now()
         rows = []
         for score in scores:
@@ -212,6 +238,46 @@ class Runner:
         await self.writer.commit(results=rows, spans=trace.take())
         self.progress.done += 1
         self.progress.tick()
+
+    async def _fetch(self, item: Item) -> tuple[TruthSnapshot, float, float]:
+        assert self.capture is not None
+        t0 = time.time()
+        snap = await self.capture.fetch(item)
+        return snap, t0, time.time()
+
+    async def _settle(self, item: Item, fetching: asyncio.Task[tuple[TruthSnapshot, float,
+                                                                       float]],
+                      answered: float, trace: Trace, attrs: dict[str, Any]) -> TruthSnapshot:
+        """The fetched snapshot, fetched again if it came more than the window before the
+        answer (a slow target); its span records provider, query and the gap."""
+        assert self.capture is not None
+        snap, t0, t1 = await fetching
+        window = self.capture.cfg.window_s
+        if self.capture.cfg.mode == "live" and answered - snap.fetched_at.timestamp() > window:
+            snap, t0, t1 = await self._fetch(item)
+        gap = snap.fetched_at.timestamp() - answered
+        trace.span("truth", snap.provider, t0, t1, status="error" if snap.status == "error"
+                   else "ok", attributes={**attrs, "mode": self.capture.cfg.mode,
+                                          "instrument": snap.instrument, "query": snap.query,
+                                          "status": snap.status, "message": snap.message,
+                                          "gap_s": round(gap, 3)})
+        return snap
+
+    def _truth_row(self, key: tuple[str, str, int], snap: TruthSnapshot,
+                   answered: float | None) -> dict[str, Any]:
+        assert self.capture is not None
+        return {"run_id": self.run_id, "item_id": key[0], "target": key[1], "epoch": key[2],
+                "mode": self.capture.cfg.mode, "provider": snap.provider,
+                "instrument": snap.instrument, "market": snap.market, "query": snap.query,
+                "fetched_at": snap.fetched_at,
+                "answered_at": _dt(answered) if answered is not None else None,
+                "gap_s": None if answered is None else round(
+                    snap.fetched_at.timestamp() - answered, 3),
+                "status": snap.status, "message": snap.message,
+                "fields": RawJSON(orjson.dumps(snap.fields, default=str).decode()),
+                "source_fields": RawJSON(orjson.dumps(snap.source_fields,
+                                                      default=str).decode()),
+                "payload": RawJSON(orjson.dumps(snap.payload, default=str).decode())}
 
     async def _call(self, target: Target, item: Item) -> Answer:
         try:
@@ -239,11 +305,14 @@ class Runner:
                 "started_at": _dt(t_start), "finished_at": _dt(t_end)}
 
     async def _evaluate(self, ev: Evaluator, item: Item, answer: Answer, trace: Trace,
-                        attrs: dict[str, Any]) -> Score:
+                        attrs: dict[str, Any], truth_failure: str | None = None) -> Score:
         t0 = time.time()
         if answer.error is not None:
             score = Score(None, ScoreStatus.ERROR, f"no answer: {answer.error}", ev.name,
                           ev.version)
+        elif truth_failure is not None and "ground_truth" in ev.requires:
+            score = Score(None, ScoreStatus.ERROR, f"ground truth unavailable: {truth_failure}",
+                          ev.name, ev.version)
         else:
             score = await evaluate_one(ev, item, answer)
         t1 = time.time()
@@ -263,6 +332,12 @@ class Runner:
                 trace.span("parse", ev.name, timing["parse_start"], t1, parent=sid,
                            attributes={"how": (ev_data.get("parsed") or {}).get("how")})
         return score
+
+
+def truth_from_row(t: dict[str, Any]) -> TruthSnapshot:
+    return TruthSnapshot(t["provider"], t["instrument"], t["query"], _aware(t["fetched_at"]),
+                         t["status"], t["fields"] or {}, t["source_fields"] or {}, None,
+                         t["message"], t["market"], t["payload"])
 
 
 async def evaluate_one(ev: Evaluator, item: Item, answer: Answer) -> Score:
@@ -362,6 +437,8 @@ async def run_experiment(engine: Engine, spec: ExperimentSpec | None, *,
         if twice:
             raise ConfigError(f"evaluator given more than once: {', '.join(twice)}")
         _check_fillable(targets, evaluators, chosen, str(dataset.path))
+        truth_cfg = TruthConfig.parse(spec.ground_truth, spec.truth, spec.base)
+        capture = Capture(truth_cfg) if truth_cfg.mode != "stored" else None
         if resume is None:
             manifest = build_manifest(
                 kind="run", name=spec.name, spec=spec.raw, spec_path=str(spec.path.resolve()),
@@ -374,15 +451,22 @@ async def run_experiment(engine: Engine, spec: ExperimentSpec | None, *,
                 models=factory.public_models(),
                 evaluators=[{"name": ev.name, "version": ev.version} for ev in evaluators],
                 seed=spec.dataset.seed, repeats=spec.repeats, concurrency=spec.concurrency,
-                ground_truth=spec.ground_truth, tags=spec.tags)
+                ground_truth={"mode": truth_cfg.mode, "provider": truth_cfg.provider
+                              if capture else None, "field": truth_cfg.code_field,
+                              "market": truth_cfg.market, "window_s": truth_cfg.window_s,
+                              "snapshots": str(truth_cfg.snapshots) if truth_cfg.snapshots
+                              else None, "date": truth_cfg.date},
+                tags=spec.tags)
             repo.save_dataset(engine, version=dataset.version, name=dataset.name,
                               path=dataset.path, fmt=dataset.format, rows=dataset.items)
             repo.create_run(engine, run_id=run_id, kind="run", dataset_id=dataset.version,
                             manifest=manifest)
         else:
             repo.set_run_status(engine, run_id, "running")
+        prior_truth = {(t["item_id"], t["target"], t["epoch"]): truth_from_row(t)
+                       for t in repo.list_truth(engine, run_id)} if resume else {}
         runner = Runner(engine, spec, run_id=run_id, targets=targets, evaluators=evaluators,
-                        progress=progress)
+                        progress=progress, capture=capture, prior_truth=prior_truth)
         all_names = {ev.name for ev in evaluators}
 
         def work() -> Iterator[tuple[Item, Target, int, Answer | None, set[str]]]:

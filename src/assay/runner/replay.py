@@ -16,8 +16,9 @@ from assay.core.errors import ConfigError
 from assay.core.types import Answer
 from assay.evaluators.build import EvaluatorFactory
 from assay.store import repo
+from assay.truth.capture import with_truth
 
-from .experiment import evaluate_one
+from .experiment import evaluate_one, truth_from_row
 
 JURY_PREFIX = "jury-"
 
@@ -70,6 +71,9 @@ async def replay_run(engine: Engine, run_id: str, *, fresh: bool = False,
     answers = {(a["item_id"], a["target"], a["epoch"]): a for a in repo.list_answers(engine,
                                                                                       run_id)}
     items = repo.get_items(engine, row["dataset_id"])
+    # a live or snapshot run was judged against what it captured, not the item's own field
+    truths = {(t["item_id"], t["target"], t["epoch"]): truth_from_row(t)
+              for t in repo.list_truth(engine, run_id)}
     factory = EvaluatorFactory(engine, models_file=models_file, fresh=fresh)
     report = ReplayReport(run_id, [])
     try:
@@ -95,6 +99,11 @@ async def replay_run(engine: Engine, run_id: str, *, fresh: bool = False,
             out = per[r["evaluator"]]
             if item is None or a is None or a["error"] is not None:
                 return  # nothing was evaluated for this sample: the target failed
+            snap = truths.get((r["item_id"], r["target"], r["epoch"]))
+            if snap is not None:
+                if snap.status == "error":
+                    return  # nothing was evaluated: the ground truth could not be fetched
+                item = with_truth(item, snap)
             async with gate:
                 score = await evaluate_one(ev, item, Answer(a["text"]))
             out.compared += 1

@@ -34,9 +34,10 @@ TARGET_KEYS: dict[str, set[str]] = {
     "recorded": {"field", "file"},
 }
 TOP_KEYS = {"name", "dataset", "targets", "target", "evaluators", "concurrency", "repeats",
-            "ground_truth", "tags", "timeout_s", "group_by", "seed", "description", "otlp"}
+            "ground_truth", "tags", "timeout_s", "group_by", "seed", "description", "otlp",
+            "truth"}
 DATASET_KEYS = {"path", "fields", "id_field", "filter", "limit", "sample", "seed"}
-GROUND_TRUTH_MODES = ("stored",)
+GROUND_TRUTH_MODES = ("stored", "live", "snapshot:FOLDER[@YYYY-MM-DD]")
 
 
 @dataclass
@@ -73,6 +74,7 @@ class ExperimentSpec:
     concurrency: int = 8
     repeats: int = 1
     ground_truth: str = "stored"
+    truth: dict[str, Any] = field(default_factory=dict)  # provider, field, market, window_s …
     tags: list[str] = field(default_factory=list)
     timeout_s: float | None = None  # per item, target call included
     group_by: str = "label"
@@ -226,10 +228,19 @@ def parse_spec(data: dict[str, Any], path: Path, lines: _Lines | None = None) ->
         return value
 
     mode = str(data.get("ground_truth", "stored"))
-    if mode not in GROUND_TRUTH_MODES:
-        raise fail(f"ground-truth mode '{mode}' is not available (available: "
-                   f"{', '.join(GROUND_TRUTH_MODES)}; live and snapshot modes come with the "
-                   "ground-truth providers)", "ground_truth")
+    if mode not in ("stored", "live") and not mode.startswith("snapshot:"):
+        raise fail(f"ground-truth mode '{mode}' is not one of "
+                   f"{', '.join(GROUND_TRUTH_MODES)}", "ground_truth")
+    truth = data.get("truth") or {}
+    if not isinstance(truth, dict):
+        raise fail("must be a mapping (provider, field, market, window_s …)", "truth")
+    try:
+        from assay.truth.capture import TruthConfig
+
+        TruthConfig.parse(mode, truth, path.parent)
+    except ConfigError as exc:
+        key = "truth" if str(exc).startswith("truth.") else "ground_truth"
+        raise fail(str(exc), key) from None
     timeout = data.get("timeout_s")
     if timeout is not None and (not isinstance(timeout, int | float) or timeout <= 0):
         raise fail("must be a positive number of seconds", "timeout_s")
@@ -239,7 +250,8 @@ def parse_spec(data: dict[str, Any], path: Path, lines: _Lines | None = None) ->
     return ExperimentSpec(
         path=path, name=str(data.get("name") or path.stem), dataset=dataset, targets=targets,
         evaluators=evaluators, concurrency=whole("concurrency", 8, 1),
-        repeats=whole("repeats", 1, 1), ground_truth=mode, tags=[str(t) for t in tags],
+        repeats=whole("repeats", 1, 1), ground_truth=mode, truth=dict(truth),
+        tags=[str(t) for t in tags],
         timeout_s=float(timeout) if timeout is not None else None,
         group_by=str(data.get("group_by", "label")),
         otlp=str(data["otlp"]) if data.get("otlp") else None, raw=data)

@@ -11,7 +11,7 @@ from sqlalchemy import Connection, Engine, Table, insert, select, update
 
 from assay.core.types import Item
 
-from .schema import answers, datasets, items, results, runs, spans
+from .schema import answers, datasets, items, results, runs, spans, truth_snapshots
 
 _ITEM_BATCH = 5000
 
@@ -117,9 +117,10 @@ def list_results(engine: Engine, run_id: str) -> list[dict[str, Any]]:
 
 def write_rows(engine: Engine, rows: dict[str, list[dict[str, Any]]]) -> None:
     """Rows for several tables in one transaction (the runner's group commit)."""
-    tables = {"answers": answers, "results": results, "spans": spans}
+    tables = {"answers": answers, "results": results, "spans": spans,
+              "truth_snapshots": truth_snapshots}
     with engine.begin() as conn:
-        for name in ("answers", "results", "spans"):
+        for name in ("answers", "truth_snapshots", "results", "spans"):
             if rows.get(name):
                 _insert(conn, tables[name], rows[name])
 
@@ -195,3 +196,12 @@ def result_scores(engine: Engine, run_id: str) -> list[tuple[Any, ...]]:
             select(results.c.item_id, results.c.target, results.c.evaluator, results.c.status,
                    results.c.score, cost).where(results.c.run_id == run_id)
             .order_by(results.c.id))]
+
+
+def list_truth(engine: Engine, run_id: str, item_id: str | None = None
+               ) -> list[dict[str, Any]]:
+    q = select(truth_snapshots).where(truth_snapshots.c.run_id == run_id)
+    if item_id is not None:
+        q = q.where(truth_snapshots.c.item_id == item_id)
+    with engine.connect() as conn:
+        return [dict(r) for r in conn.execute(q).mappings().all()]

@@ -103,6 +103,28 @@ spans = Table(
     Index("ix_spans_run_item", "run_id", "item_id"),
 )
 
+# The ground truth a sample was judged against, when fetched (live or recorded tables).
+truth_snapshots = Table(
+    "truth_snapshots", metadata,
+    Column("run_id", String(64), ForeignKey("runs.id"), primary_key=True),
+    Column("item_id", String(255), primary_key=True),
+    Column("target", String(255), primary_key=True),
+    Column("epoch", Integer, primary_key=True),
+    Column("mode", String(16), nullable=False),  # live | snapshot
+    Column("provider", String(32), nullable=False),
+    Column("instrument", String(64), nullable=False),
+    Column("market", String(32)),
+    Column("query", Text, nullable=False),
+    Column("fetched_at", DateTime(timezone=True), nullable=False),
+    Column("answered_at", DateTime(timezone=True)),
+    Column("gap_s", Float),  # fetched_at − answered_at, seconds
+    Column("status", String(16), nullable=False),  # ok | empty | error
+    Column("message", Text),
+    Column("fields", Json),
+    Column("source_fields", Json),
+    Column("payload", Json),  # what the evaluators received as ground_truth
+)
+
 response_cache = Table(
     "response_cache", metadata,
     Column("key", String(64), primary_key=True),  # models.cache.cache_key

@@ -1,0 +1,95 @@
+"""Ground truth for a run's samples, by mode:
+
+* `stored` — the item's own `ground_truth` (FinSearchComp's default; nothing is fetched);
+* `live` — fetched from a provider (AKShare by default) while the target answers, so the quote
+  is the one of the moment of the answer; the gap between the two is recorded, and a fetch that
+  ends up more than `window_s` before the answer is done again;
+* `snapshot:<folder>[@YYYY-MM-DD]` — recorded market tables.
+
+Evaluators then receive the snapshot's payload as `ground_truth`."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from assay.core.errors import ConfigError
+from assay.core.types import Item, TruthSnapshot
+
+from .base import Provider, failed
+from .registry import make_provider
+from .routing import route
+
+
+@dataclass
+class TruthConfig:
+    mode: str = "stored"  # stored | live | snapshot
+    provider: str = "akshare"
+    code_field: str | None = None  # the item field holding the instrument code
+    market: str | None = None  # force a market (cn_stock, hk_stock, us_stock, index, fx …)
+    window_s: float = 30.0
+    snapshots: Path | None = None
+    date: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)  # cache_s, min_interval_s, token_env
+
+    @classmethod
+    def parse(cls, mode: str, truth: dict[str, Any] | None, base: Path) -> TruthConfig:
+        truth = dict(truth or {})
+        known = {"provider", "field", "market", "window_s", "cache_s", "min_interval_s",
+                 "token_env"}
+        unknown = sorted(set(truth) - known)
+        if unknown:
+            raise ConfigError(f"truth.{unknown[0]}: unknown key (known: "
+                              f"{', '.join(sorted(known))})")
+        cfg = cls(code_field=truth.get("field"), market=truth.get("market"),
+                  window_s=float(truth.get("window_s", 30.0)),
+                  options={k: truth[k] for k in ("cache_s", "min_interval_s", "token_env")
+                           if k in truth})
+        if mode == "stored":
+            return cfg
+        if mode == "live":
+            cfg.mode = "live"
+            cfg.provider = str(truth.get("provider", "akshare"))
+            if cfg.provider == "snapshot":
+                raise ConfigError("ground_truth: live fetches from a live provider; for "
+                                  "recorded tables write snapshot:FOLDER")
+            return cfg
+        if mode.startswith("snapshot:"):
+            where, _, date = mode[len("snapshot:"):].partition("@")
+            folder = Path(where) if Path(where).is_absolute() else base / where
+            cfg.mode, cfg.provider, cfg.snapshots, cfg.date = "snapshot", "snapshot", folder, \
+                date or None
+            return cfg
+        raise ConfigError(f"ground-truth mode '{mode}' (use stored, live or "
+                          "snapshot:FOLDER[@YYYY-MM-DD])")
+
+
+class Capture:
+    def __init__(self, cfg: TruthConfig) -> None:
+        self.cfg = cfg
+        self.provider: Provider = make_provider(
+            cfg.provider, snapshots=cfg.snapshots, date=cfg.date, **cfg.options)
+
+    async def fetch(self, item: Item) -> TruthSnapshot:
+        r = route(self.cfg.provider, item.fields, field=self.cfg.code_field,
+                  market=self.cfg.market)
+        if r.error is not None:
+            return failed(self.cfg.provider, r.instrument or "?", "routing", r.error)
+        try:
+            return await self.provider.fetch(r.instrument, r.market, item.fields)
+        except ConfigError:
+            raise
+        except Exception as exc:  # a provider's bug costs its item, not the run
+            return failed(self.cfg.provider, r.instrument, "fetch",
+                          f"{type(exc).__name__}: {exc}", market=r.market)
+
+
+def with_truth(item: Item, snap: TruthSnapshot) -> Item:
+    """The item as evaluators see it: its ground_truth is the snapshot's payload."""
+    payload = snap.payload if snap.payload is not None else {}
+    text = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False,
+                                                               default=str)
+    return Item(item.id, {**item.fields, "ground_truth": text}, item.dataset_version,
+                item.line)

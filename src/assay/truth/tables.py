@@ -1,0 +1,243 @@
+"""Providers that answer from a market table: AKShare live, or recorded snapshot tables.
+
+A lookup is by exact code in the table's key column; an instrument the table does not have is
+status `error` saying so — never the nearest name."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import json
+import re
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from assay.core.types import TruthSnapshot
+
+from .base import clean, failed, normalise, now, numeric, require
+from .markets import ANY_SHAPE, INDEX_MARKETS, MARKETS, Market, table_code
+
+Rows = list[dict[str, Any]]
+
+
+class Table:
+    def __init__(self, market: Market, rows: Rows, query: str, fetched_at: datetime) -> None:
+        self.market = market
+        self.rows = rows
+        self.query = query
+        self.fetched_at = fetched_at
+        self.index = ({str(r.get(market.key)).strip(): r for r in rows}
+                      if market.key else {})
+
+
+def _snapshot(provider: str, table: Table, instrument: str, row: dict[str, Any],
+              query: str) -> TruthSnapshot:
+    source = {k: clean(v) for k, v in row.items()}
+    fields = normalise(row, table.market.columns)
+    if table.market.name == "cny_onshore" and "bid" in fields and "ask" in fields:
+        from decimal import Decimal
+
+        fields["last"] = format((Decimal(fields["bid"]) + Decimal(fields["ask"])) / 2, "f")
+    has_number = any(k != "time" for k in fields)
+    return TruthSnapshot(provider, instrument, query, table.fetched_at,
+                         "ok" if has_number else "empty", fields, source, row,
+                         None if has_number else "the row has no numeric value",
+                         table.market.name, source)
+
+
+def lookup(provider: str, table: Table, instrument: str) -> TruthSnapshot:
+    m = table.market
+    if not table.rows:
+        return failed(provider, instrument, table.query, "the source returned an empty table",
+                      status="empty", market=m.name)
+    if m.key is None:  # one-instrument tables: the newest row
+        row = table.rows[-1] if m.name == "sge_benchmark" else table.rows[0]
+        return _snapshot(provider, table, instrument, row, table.query)
+    code = table_code(m.name, instrument)
+    query = f"{table.query} → {m.key} == {code!r}"
+    found = table.index.get(code)
+    if found is None:
+        return failed(provider, instrument, query, f"instrument {code!r} is not in the "
+                      f"{m.name} table ({len(table.rows)} rows; exact codes only)", market=m.name)
+    return _snapshot(provider, table, instrument, found, query)
+
+
+class TableProvider:
+    """Shared by AKShare and snapshot tables: resolve the market, load its table, look up."""
+
+    name = "tables"
+
+    async def table(self, market: Market) -> Table:
+        raise NotImplementedError
+
+    async def fetch(self, instrument: str, market: str | None = None,
+                    item: dict[str, Any] | None = None) -> TruthSnapshot:
+        markets = list(INDEX_MARKETS) if market == "index" else [market] if market else []
+        if not markets or any(m not in MARKETS for m in markets):
+            return failed(self.name, instrument, "", f"unknown market {market!r} (known: "
+                          f"{', '.join(MARKETS)}, index)")
+        found: list[TruthSnapshot] = []
+        last: TruthSnapshot | None = None
+        for name in markets:
+            try:
+                table = await self.table(MARKETS[name])
+            except Exception as exc:  # the source's failure is this snapshot's status
+                last = failed(self.name, instrument, MARKETS[name].query(),
+                              f"{type(exc).__name__}: {exc}", market=name)
+                continue
+            snap = lookup(self.name, table, instrument)
+            if snap.status != "error":
+                found.append(snap)
+            last = snap
+        if len(found) > 1:
+            return failed(self.name, instrument, "; ".join(s.query for s in found),
+                          f"code {instrument!r} is in several index tables "
+                          f"({', '.join(str(s.market) for s in found)}); give the market")
+        if found:
+            return found[0]
+        assert last is not None
+        return last
+
+
+class AkshareProvider(TableProvider):
+    """Live AKShare tables. AKShare scrapes public sites, so it is asked politely: at most one
+    call per `min_interval_s`, and a table fetched for one item serves every item of the same
+    market for `cache_s` (one bulk fetch per window; concurrent items wait for the same call)."""
+
+    name = "akshare"
+
+    def __init__(self, *, cache_s: float = 30.0, min_interval_s: float = 1.0,
+                 timeout_s: float = 60.0) -> None:
+        self.cache_s = cache_s
+        self.min_interval_s = min_interval_s
+        self.timeout_s = timeout_s
+        self._tables: dict[str, tuple[float, Table]] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._gate = asyncio.Lock()
+        self._last_call = 0.0
+        self.calls = 0  # how many times the source was actually asked
+
+    def _call(self, market: Market) -> Rows:
+        ak = require("akshare", "akshare")
+        fn: Callable[..., Any] = getattr(ak, market.function)
+        kwargs = dict(market.kwargs)
+        if market.name == "comex":
+            kwargs = {"symbol": "GC"}
+        frame = fn(**kwargs)
+        if frame is None:
+            return []
+        return list(frame.to_dict("records"))
+
+    async def table(self, market: Market) -> Table:
+        lock = self._locks.setdefault(market.name, asyncio.Lock())
+        async with lock:
+            cached = self._tables.get(market.name)
+            if cached is not None and time.monotonic() - cached[0] < self.cache_s:
+                return cached[1]
+            async with self._gate:  # rate limit across all markets of this provider
+                wait = self.min_interval_s - (time.monotonic() - self._last_call)
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                self._last_call = time.monotonic()
+            self.calls += 1
+            started = now()
+            rows = await asyncio.wait_for(asyncio.to_thread(self._call, market), self.timeout_s)
+            query = market.query() if market.name != "comex" else \
+                "ak.futures_foreign_commodity_realtime(symbol='GC')"
+            table = Table(market, rows, query, started)
+            self._tables[market.name] = (time.monotonic(), table)
+            return table
+
+
+_STAMP = re.compile(r"^(?P<market>[a-z_]+)_(?P<stamp>\d{8}T\d{6}Z)\.csv$")
+
+
+class SnapshotProvider(TableProvider):
+    """Recorded tables (`{market}_{YYYYMMDDTHHMMSSZ}.csv`, as FinSearchComp stores AKShare's),
+    the newest of each market or those of one date; for an instrument no table has (the SGE
+    benchmark, COMEX gold), the item's own stored `ground_truth`."""
+
+    name = "snapshot"
+
+    def __init__(self, folder: str | Path, date: str | None = None) -> None:
+        self.folder = Path(folder)
+        if not self.folder.is_dir():
+            from assay.core.errors import ConfigError
+
+            raise ConfigError(f"snapshot folder {self.folder} does not exist")
+        self.date = date.replace("-", "") if date else None
+        self.files: dict[str, Path] = {}
+        for p in sorted(self.folder.glob("*.csv")):
+            m = _STAMP.match(p.name)
+            if m and (self.date is None or m.group("stamp").startswith(self.date)):
+                self.files[m.group("market")] = p  # sorted: the newest stamp wins
+        self._tables: dict[str, Table] = {}
+
+    async def table(self, market: Market) -> Table:
+        if market.name in self._tables:
+            return self._tables[market.name]
+        path = self.files.get(market.snapshot or "")
+        if path is None:
+            raise LookupError(f"no recorded {market.name} table in {self.folder}"
+                              + (f" for {self.date}" if self.date else ""))
+        with path.open(encoding="utf-8") as fh:
+            rows: Rows = list(csv.DictReader(fh))
+        stamp = _STAMP.match(path.name).group("stamp")  # type: ignore[union-attr]
+        taken = datetime.strptime(stamp, "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC)
+        table = Table(market, rows, f"snapshot {path.name}", taken)
+        self._tables[market.name] = table
+        return table
+
+    async def fetch(self, instrument: str, market: str | None = None,
+                    item: dict[str, Any] | None = None) -> TruthSnapshot:
+        has_table = market == "index" or (market in MARKETS and
+                                          MARKETS[market].snapshot in self.files)
+        if has_table:
+            return await super().fetch(instrument, market, item)
+        if item is not None and item.get("ground_truth") is not None:
+            return stored(item, instrument, provider=self.name, market=market)
+        return await super().fetch(instrument, market, item)
+
+
+def stored(item: dict[str, Any], instrument: str, *, provider: str = "stored",
+           market: str | None = None) -> TruthSnapshot:
+    """The item's own `ground_truth`, as recorded with the dataset (FinSearchComp's default)."""
+    raw = item.get("ground_truth")
+    when = _item_time(item.get("time"))
+    query = "item field 'ground_truth'" + (f" (recorded {item['time']})" if item.get("time")
+                                           else "")
+    try:
+        data = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        return failed(provider, instrument, query, "the item's ground_truth is not JSON",
+                      market=market, raw=raw)
+    flat = _flatten(data)
+    fields = normalise(flat, ANY_SHAPE)
+    has_number = any(numeric(v) is not None for k, v in flat.items()
+                     if k.upper() not in ("RT_DATE", "RT_TIME") and k not in ("代码", "time"))
+    return TruthSnapshot(provider, instrument, query, when, "ok" if has_number else "empty",
+                         fields, flat, raw,
+                         None if has_number else "the stored ground truth has no number",
+                         market, data)
+
+
+def _flatten(data: Any) -> dict[str, Any]:
+    """Wind's {"CODE___X": {"RT_LAST": …}} and {"data": {…}} shapes → their inner fields."""
+    if isinstance(data, dict) and len(data) == 1:
+        inner = next(iter(data.values()))
+        if isinstance(inner, dict):
+            return dict(inner)
+    return dict(data) if isinstance(data, dict) else {}
+
+
+def _item_time(value: Any) -> datetime:
+    if isinstance(value, str):
+        for fmt in ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d"):
+            try:
+                return datetime.strptime(value, fmt).replace(tzinfo=UTC)
+            except ValueError:
+                continue
+    return now()

@@ -1,0 +1,57 @@
+"""Tushare Pro: the latest daily bar of an A-share (`pro.daily(ts_code=…)`); the token is read
+from an environment variable (default TUSHARE_TOKEN) at call time and never stored."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+from assay.core.errors import ConfigError
+from assay.core.types import TruthSnapshot
+
+from .base import clean, failed, normalise, now, require
+
+DAILY = {"close": "last", "open": "open", "high": "high", "low": "low",
+         "pre_close": "prev_close", "change": "change", "pct_chg": "change_pct",
+         "vol": "volume", "amount": "turnover", "trade_date": "time"}
+
+
+class TushareProvider:
+    name = "tushare"
+
+    def __init__(self, *, token_env: str = "TUSHARE_TOKEN", timeout_s: float = 30.0) -> None:
+        self.token_env = token_env
+        self.timeout_s = timeout_s
+        if not os.environ.get(token_env):
+            raise ConfigError(f"the tushare provider reads its token from ${token_env}, "
+                              "which is not set")
+
+    def _read(self, code: str) -> list[dict[str, Any]]:
+        ts = require("tushare", "tushare")
+        pro = ts.pro_api(os.environ[self.token_env])
+        frame = pro.daily(ts_code=code)
+        return [] if frame is None else list(frame.to_dict("records"))
+
+    async def fetch(self, instrument: str, market: str | None = None,
+                    item: dict[str, Any] | None = None) -> TruthSnapshot:
+        query = f"pro.daily(ts_code={instrument!r})"
+        started = now()
+        try:
+            rows = await asyncio.wait_for(asyncio.to_thread(self._read, instrument),
+                                          self.timeout_s)
+        except TimeoutError:
+            return failed(self.name, instrument, query, f"timeout after {self.timeout_s:g} s")
+        except Exception as exc:
+            return failed(self.name, instrument, query, f"{type(exc).__name__}: {exc}")
+        if not rows:
+            return failed(self.name, instrument, query, "tushare returned no rows",
+                          status="empty")
+        latest = max(rows, key=lambda r: str(r.get("trade_date", "")))
+        source = {k: clean(v) for k, v in latest.items()}
+        fields = normalise(latest, DAILY)
+        return TruthSnapshot(self.name, instrument, query + f" → trade_date "
+                             f"{source.get('trade_date')}", started, "ok", fields, source,
+                             source, None, market, {"data": {**{k: v for k, v in
+                                                                fields.items()},
+                                                             "symbol": instrument}})

@@ -1,0 +1,52 @@
+"""yfinance: `Ticker(symbol).fast_info` (last_price, open, day_high, day_low, previous_close)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from assay.core.types import TruthSnapshot
+
+from .base import failed, normalise, now, numeric, require
+
+FAST_INFO = {"last_price": "last", "open": "open", "day_high": "high", "day_low": "low",
+             "previous_close": "prev_close", "last_volume": "volume",
+             "market_cap": "market_cap"}
+
+
+class YfinanceProvider:
+    name = "yfinance"
+
+    def __init__(self, *, timeout_s: float = 30.0) -> None:
+        self.timeout_s = timeout_s
+
+    def _read(self, symbol: str) -> dict[str, Any]:
+        yf = require("yfinance", "yfinance")
+        info = yf.Ticker(symbol).fast_info
+        out = {}
+        for key in FAST_INFO:
+            try:
+                out[key] = info[key]
+            except (KeyError, TypeError, ValueError, AttributeError):
+                continue
+        return out
+
+    async def fetch(self, instrument: str, market: str | None = None,
+                    item: dict[str, Any] | None = None) -> TruthSnapshot:
+        query = f"yf.Ticker({instrument!r}).fast_info"
+        started = now()
+        try:
+            source = await asyncio.wait_for(asyncio.to_thread(self._read, instrument),
+                                            self.timeout_s)
+        except TimeoutError:
+            return failed(self.name, instrument, query, f"timeout after {self.timeout_s:g} s")
+        except Exception as exc:  # the source's failure is this snapshot's status
+            return failed(self.name, instrument, query, f"{type(exc).__name__}: {exc}")
+        fields = normalise(source, FAST_INFO)
+        if not fields:
+            return failed(self.name, instrument, query, "yfinance returned no price",
+                          status="empty", raw=source)
+        clean_source = {k: numeric(v) for k, v in source.items()}
+        return TruthSnapshot(self.name, instrument, query, started, "ok", fields, clean_source,
+                             clean_source, None, market, {"data": {**fields,
+                                                                   "symbol": instrument}})

@@ -29,6 +29,8 @@ def fetch(*, provider: str, instrument: str, market: str | None, tags: str | Non
     p = make_provider(provider, snapshots=snapshots, date=date)
     snap: TruthSnapshot = asyncio.run(p.fetch(instrument, market))
     c = Console()
+    if not c.is_terminal:
+        c = Console(width=1000)
     if as_json:
         print(json.dumps(snap.as_record(), ensure_ascii=False, default=str))
     else:

@@ -69,8 +69,11 @@ class TruthConfig:
 class Capture:
     def __init__(self, cfg: TruthConfig) -> None:
         self.cfg = cfg
+        options = dict(cfg.options)
+        if cfg.mode == "live":  # a cached table is never older than the capture window
+            options["cache_s"] = min(float(options.get("cache_s", 30.0)), cfg.window_s)
         self.provider: Provider = make_provider(
-            cfg.provider, snapshots=cfg.snapshots, date=cfg.date, **cfg.options)
+            cfg.provider, snapshots=cfg.snapshots, date=cfg.date, **options)
 
     async def fetch(self, item: Item) -> TruthSnapshot:
         r = route(self.cfg.provider, item.fields, field=self.cfg.code_field,

@@ -84,6 +84,10 @@ class TableProvider:
         for name in markets:
             try:
                 table = await self.table(MARKETS[name])
+            except TimeoutError:
+                last = failed(self.name, instrument, MARKETS[name].query(),
+                              f"timeout after {getattr(self, 'timeout_s', 0):g} s", market=name)
+                continue
             except Exception as exc:  # the source's failure is this snapshot's status
                 last = failed(self.name, instrument, MARKETS[name].query(),
                               f"{type(exc).__name__}: {exc}", market=name)

@@ -15,7 +15,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
+# The main job offline: an agent answers from recorded quotes, the rubric judges, all traced;
+# then the rubric on the sample's recorded answers of known quality.
 demo: $(STAMP)
+	$(BIN)/assay run examples/specs/demo.yaml --db sqlite:///.assay/demo.db
 	$(BIN)/assay score examples/finsearch_t1_sample.json --by answer_kind --db sqlite:///.assay/demo.db --out .assay/demo-scores.jsonl
 
 test: $(STAMP)

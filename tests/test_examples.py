@@ -91,3 +91,22 @@ def test_model_example_spec(tmp_path: Path, openai_server: OpenAIServer) -> None
     assert len(got) == 10
     sent = [m for m in openai_server.requests if m["model"] == "deepseek-x"]
     assert len(sent) == 5 and sent[0]["temperature"] == 0
+
+
+def test_demo_spec_baseline_agent_answers_from_recorded_quotes(tmp_path: Path) -> None:
+    r = run("run", str(SPECS / "demo.yaml"), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    run_id = run_id_of(r.stdout)
+    got = scores(tmp_path, run_id)
+    assert len(got) == 32 and all(s == 1.0 for *_, s in got)
+    db = sqlite3.connect(tmp_path / ".assay" / "assay.db")
+    (text,) = db.execute("SELECT text FROM answers WHERE item_id = "
+                         "'(T1)Assay_Sample_S13_right'").fetchone()
+    assert text == ("苹果（105.AAPL）最新价247.45，今开248.25，最高249.04，最低245.13，"
+                    "昨收249.34，涨跌额-1.89，涨跌幅-0.76%，总市值3672254505500.0。"
+                    "（数据：2025-10-17 10:35 UTC）")
+    (en,) = db.execute("SELECT text FROM answers WHERE item_id = "
+                       "'(T1)Assay_Sample_S12_right'").fetchone()
+    assert en.startswith("英伟达 (105.NVDA): latest price 181.81, open ")
+    r = run("show", run_id, "--item", "(T1)Assay_Sample_S13_right", cwd=tmp_path)
+    assert "answer from baseline" in r.stdout and "score 1 (scored)" in r.stdout

@@ -32,6 +32,8 @@ TARGET_KEYS: dict[str, set[str]] = {
     "python": {"function"},
     "command": {"command", "timeout_s"},
     "recorded": {"field", "file"},
+    "baseline-quote-agent": {"provider", "snapshots", "date", "field", "market", "cache_s",
+                             "min_interval_s", "token_env"},
 }
 TOP_KEYS = {"name", "dataset", "targets", "target", "evaluators", "concurrency", "repeats",
             "ground_truth", "tags", "timeout_s", "group_by", "seed", "description", "otlp",

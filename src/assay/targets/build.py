@@ -51,6 +51,25 @@ def build_target(spec: TargetSpec, *, client: Callable[[str], Any], base: Path) 
             file = o.get("file")
             return RecordedTarget(spec.name, field=str(o.get("field", "response")),
                                   file=(base / str(file)) if file else None)
+        if spec.type == "baseline-quote-agent":
+            from assay.truth.capture import Capture, TruthConfig
+
+            from .baseline import BaselineQuoteAgent
+
+            provider = str(o.get("provider", "snapshot"))
+            if provider == "snapshot":
+                folder = o.get("snapshots")
+                if not folder:
+                    raise ConfigError(f"{where}: the snapshot provider needs 'snapshots' "
+                                      "(a folder of recorded tables)")
+                mode = f"snapshot:{folder}" + (f"@{o['date']}" if o.get("date") else "")
+            else:
+                mode = "live"
+            truth = {k: v for k, v in o.items() if k in ("field", "market", "cache_s",
+                                                          "min_interval_s", "token_env")}
+            if provider != "snapshot":
+                truth["provider"] = provider
+            return BaselineQuoteAgent(spec.name, Capture(TruthConfig.parse(mode, truth, base)))
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"{where}: {exc}") from None
     raise ConfigError(f"{where}: unknown type '{spec.type}'")

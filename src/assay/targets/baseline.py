@@ -1,0 +1,65 @@
+"""`baseline-quote-agent`: a reference finance agent. It reads an item's question and ticker
+fields, looks the quote up through the ground-truth provider layer and writes the answer a
+careful analyst would: every standard field of the quote, in the question's language. It is the
+offline target of `make demo` (on recorded snapshot tables) and a floor for real agents — an
+agent that cannot beat a quote lookup is not fetching data."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+from assay.core.types import Answer, Item, TruthSnapshot
+from assay.truth.capture import Capture
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+ZH = (("last", "最新价"), ("open", "今开"), ("high", "最高"), ("low", "最低"),
+      ("prev_close", "昨收"), ("change", "涨跌额"), ("change_pct", "涨跌幅"),
+      ("market_cap", "总市值"), ("am_fix", "早盘价"), ("pm_fix", "午盘价"))
+EN = (("last", "latest price"), ("open", "open"), ("high", "high"), ("low", "low"),
+      ("prev_close", "previous close"), ("change", "change"), ("change_pct", "change"),
+      ("market_cap", "market cap"), ("am_fix", "morning fix"), ("pm_fix", "afternoon fix"))
+
+
+def compose(question: str, snap: TruthSnapshot) -> str:
+    zh = bool(_CJK.search(question))
+    name = snap.source_fields.get("名称") or snap.instrument
+    parts = []
+    for key, label in ZH if zh else EN:
+        value = snap.fields.get(key)
+        if value is None:
+            continue
+        unit = "%" if key == "change_pct" else ""
+        parts.append(f"{label} {value}{unit}" if not zh else f"{label}{value}{unit}")
+    when = snap.fetched_at.strftime("%Y-%m-%d %H:%M UTC")
+    if zh:
+        return f"{name}（{snap.instrument}）" + "，".join(parts) + f"。（数据：{when}）"
+    return f"{name} ({snap.instrument}): " + ", ".join(parts) + f". (Data as of {when}.)"
+
+
+class BaselineQuoteAgent:
+    kind = "baseline-quote-agent"
+
+    def __init__(self, name: str, capture: Capture) -> None:
+        self.name = name
+        self.capture = capture
+
+    def public(self) -> dict[str, Any]:
+        cfg = self.capture.cfg
+        return {"type": self.kind, "provider": cfg.provider, "snapshots": str(cfg.snapshots)
+                if cfg.snapshots else None, "date": cfg.date, "field": cfg.code_field,
+                "market": cfg.market}
+
+    async def answer(self, item: Item) -> Answer:
+        start = time.perf_counter()
+        snap = await self.capture.fetch(item)
+        extras = {"quote": snap.as_record()}
+        if snap.status != "ok":
+            return Answer(None, extras, {}, time.perf_counter() - start, None,
+                          f"no quote for {snap.instrument or 'the item'}: {snap.message}")
+        text = compose(str(item.get("prompt") or ""), snap)
+        return Answer(text, extras, {}, time.perf_counter() - start)
+
+    async def close(self) -> None:
+        pass

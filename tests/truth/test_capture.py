@@ -126,3 +126,18 @@ def test_truth_fetch_command(tmp_path: Path) -> None:
     assert r.returncode == 2 and "unknown ground-truth provider 'bloomberg'" in r.stderr
     r = run("truth", "fetch", "-p", "akshare", "-i", "600519", cwd=tmp_path)
     assert r.returncode == 2 and "give --market" in r.stderr
+
+
+def test_an_empty_quote_scores_null_as_the_t1_rules_say(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, akshare_recorded: Akshare) -> None:
+    import pandas as pd
+
+    monkeypatch.chdir(tmp_path)
+    akshare_recorded.set("stock_zh_a_spot_em", lambda **kw: pd.DataFrame(
+        [{"代码": "600519", "名称": "贵州茅台", "最新价": "-", "今开": "-", "最高": None}]))
+    r = assay.evaluate([ITEMS[0]], None, db="sqlite:///a.db", ground_truth="live",
+                       truth={"min_interval_s": 0})
+    (res,) = r.results()
+    assert (res["score"], res["status"]) == (None, "null")
+    (status, message), = rows(tmp_path / "a.db", "SELECT status, message FROM truth_snapshots")
+    assert (status, message) == ("empty", "the row has no numeric value")

@@ -60,7 +60,7 @@ def test_toml_spec_and_relative_paths(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("text", "message"), [
     ("dataset: x.json\ntargets: [{type: robot}]\nevaluators: [finance-rubric]\n",
      "spec.yaml:2: targets[0].type: unknown target type 'robot' (known: model, http, "
-     "python, command, recorded)"),
+     "python, command, recorded, baseline-quote-agent)"),
     ("dataset: x.json\ntargets:\n  - type: model\n    modle: m\nevaluators: [a]\n",
      "spec.yaml:4: targets[0].modle: not a model target option"),
     ("dataset: x.json\ntargets:\n  - type: http\nevaluators: [a]\n",

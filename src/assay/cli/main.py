@@ -155,13 +155,16 @@ def show(
         "judgment, spans.")] = None,
     full: Annotated[bool, typer.Option("--full", help="Do not shorten long prompts.")]
         = False,
+    by: Annotated[str | None, typer.Option(
+        "--by", help="Break the scores down by this item field (label, tags, any field).")]
+        = None,
     db: DbOption = None,
 ) -> None:
     """A run's summary, or one item's trace from question to final score."""
     from .show_cmd import show_item, show_run
 
     if item is None:
-        show_run(run_id, db)
+        show_run(run_id, db, by)
     else:
         show_item(run_id, item, db, full=full)
 
@@ -193,6 +196,108 @@ def runs(db: DbOption = None,
     from .show_cmd import list_runs
 
     list_runs(db, limit)
+
+
+@app.command()
+def compare(
+    run_ids: Annotated[list[str], typer.Argument(help="Runs to compare; the first is the "
+                                                 "baseline.")],
+    evaluator: Annotated[list[str] | None, typer.Option(
+        "--evaluator", "-e", help="Only these evaluators (default: those all runs have).")]
+        = None,
+    target: Annotated[list[str] | None, typer.Option(
+        "--target", "-t", help="For runs with several targets: one per run, in order.")]
+        = None,
+    show: Annotated[int, typer.Option("--show", help="Item ids to list per group.")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON.")]
+        = False,
+    db: DbOption = None,
+) -> None:
+    """Paired comparison: difference in means with a bootstrap 95% interval, flipped items,
+    McNemar's exact test, items present in only one run."""
+    from .report_cmd import compare as do_compare
+
+    raise typer.Exit(do_compare(run_ids, evaluators=evaluator or [], targets=target or [],
+                                db=db, show=show, as_json=as_json))
+
+
+@app.command()
+def review(
+    run_id: Annotated[str, typer.Argument(help="The run.")],
+    item: Annotated[str | None, typer.Argument(help="The item to correct (omit to list the "
+                                               "run's reviews).")] = None,
+    evaluator: Annotated[str | None, typer.Option("--evaluator", "-e", help="Whose score.")]
+        = None,
+    score: Annotated[str | None, typer.Option("--score", help="The corrected score, or "
+                                              "null.")] = None,
+    reason: Annotated[str | None, typer.Option("--reason", help="Why.")] = None,
+    reviewer: Annotated[str | None, typer.Option("--reviewer", help="Who.")] = None,
+    target: Annotated[str | None, typer.Option("--target", help="For runs with several "
+                                               "targets.")] = None,
+    epoch: Annotated[int, typer.Option("--epoch", help="For runs with repeats.")] = 0,
+    db: DbOption = None,
+) -> None:
+    """Override one score with a reason and a name; the raw score is kept beside it."""
+    from .report_cmd import review as do_review
+
+    raise typer.Exit(do_review(run_id, item, evaluator=evaluator, score=score, reason=reason,
+                               reviewer=reviewer, target=target, epoch=epoch, db=db))
+
+
+@app.command()
+def export(
+    run_id: Annotated[str, typer.Argument(help="The run.")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="csv, jsonl, parquet or xlsx.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The file to write.")],
+    db: DbOption = None,
+) -> None:
+    """One row per item and evaluator with provenance: answer, ground truth (provider, time),
+    judge reply, reason, status, correction."""
+    from .report_cmd import export as do_export
+
+    raise typer.Exit(do_export(run_id, fmt, out, db))
+
+
+@app.command()
+def report(
+    run_id: Annotated[str, typer.Argument(help="The run.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The HTML file to write.")]
+        = Path("report.html"),
+    compare_with: Annotated[list[str] | None, typer.Option(
+        "--compare", help="Compare with this run (repeatable); this run is the baseline.")]
+        = None,
+    by: Annotated[str, typer.Option("--by", help="Break scores down by this item field.")]
+        = "label",
+    limit: Annotated[int, typer.Option("--items", help="Per-item rows in the report "
+                                       "(failures first).")] = 2000,
+    db: DbOption = None,
+) -> None:
+    """A self-contained HTML report that opens offline: summary, charts, per-item table whose
+    rows expand to the trace."""
+    from .report_cmd import report as do_report
+
+    raise typer.Exit(do_report(run_id, compare_with or [], out, db, by, limit))
+
+
+@app.command()
+def view(
+    host: Annotated[str, typer.Option("--host", help="Address to listen on; anything but "
+                                      "127.0.0.1 needs $ASSAY_UI_TOKEN.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port.")] = 8600,
+    models: Annotated[Path | None, typer.Option("--models", help="Model registry file.")]
+        = None,
+    db: DbOption = None,
+) -> None:
+    """The web UI: runs, filters, item traces, comparisons, review; and the JSON API."""
+    import os
+
+    from assay.store.db import open_engine
+    from assay.web.app import serve
+
+    token = os.environ.get("ASSAY_UI_TOKEN") or None
+    engine = open_engine(db)
+    typer.echo(f"Assay UI on http://{host}:{port}/" + (" (token required)" if token else ""))
+    serve(engine, host=host, port=port, token=token, models_file=models)
 
 
 truth_app = typer.Typer(help="Ground truth: fetch quotes with their provenance.",

@@ -61,7 +61,7 @@ def _pct(values: list[float], q: float) -> str:
     return f"{values[min(len(values) - 1, int(q * len(values)))]:.3f}"
 
 
-def show_run(run_id: str, db: str | None) -> None:
+def show_run(run_id: str, db: str | None, by: str | None = None) -> None:
     engine = open_engine(db)
     row = _run_or_fail(engine, run_id)
     m = row["manifest"] or {}
@@ -80,15 +80,9 @@ def show_run(run_id: str, db: str | None) -> None:
         c.print(f"evaluator {escape(ev['name'])} version {ev['version']}")
     c.print(f"[dim]assay {m.get('assay_version')}, git {str(m.get('git_commit'))[:12]}, "
             f"python {m.get('python')}, command: {escape(' '.join(m.get('command') or []))}[/]")
-    summary = (row["summary"] or {}).get("evaluators") or {}
-    table = Table(title="scores")
-    for col in ("evaluator", "items", "scored", "mean", "null", "unscored", "error"):
-        table.add_column(col, justify="left" if col == "evaluator" else "right")
-    for name, t in summary.items():
-        mean = "–" if t.get("mean") is None else f"{t['mean']:.3f}"
-        table.add_row(escape(name), str(t["items"]), str(t["scored"]), mean, str(t["null"]),
-                      str(t["unscored"]), str(t["error"]))
-    c.print(table)
+    from .report_cmd import print_aggregates
+
+    print_aggregates(run_id, db, by)
     answers = repo.list_answers(engine, run_id)
     by_target: dict[str, list[dict[str, Any]]] = {}
     for a in answers:

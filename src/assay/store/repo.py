@@ -11,7 +11,7 @@ from sqlalchemy import Connection, Engine, Table, insert, select, update
 
 from assay.core.types import Item
 
-from .schema import answers, datasets, items, results, runs, spans, truth_snapshots
+from .schema import answers, datasets, items, results, reviews, runs, spans, truth_snapshots
 
 _ITEM_BATCH = 5000
 
@@ -131,10 +131,13 @@ def set_run_status(engine: Engine, run_id: str, status: str) -> None:
                                                                      finished_at=None))
 
 
-def list_answers(engine: Engine, run_id: str) -> list[dict[str, Any]]:
+def list_answers(engine: Engine, run_id: str, item_id: str | None = None
+                 ) -> list[dict[str, Any]]:
+    q = select(answers).where(answers.c.run_id == run_id)
+    if item_id is not None:
+        q = q.where(answers.c.item_id == item_id)
     with engine.connect() as conn:
-        rows = conn.execute(select(answers).where(answers.c.run_id == run_id)).mappings().all()
-        return [dict(r) for r in rows]
+        return [dict(r) for r in conn.execute(q).mappings().all()]
 
 
 def list_spans(engine: Engine, run_id: str, item_id: str | None = None
@@ -205,3 +208,39 @@ def list_truth(engine: Engine, run_id: str, item_id: str | None = None
         q = q.where(truth_snapshots.c.item_id == item_id)
     with engine.connect() as conn:
         return [dict(r) for r in conn.execute(q).mappings().all()]
+
+
+def add_review(engine: Engine, *, run_id: str, item_id: str, evaluator: str,
+               score: float | None, reason: str, reviewer: str, target: str | None = None,
+               epoch: int = 0) -> dict[str, Any]:
+    """Correct one result; the raw score is kept. The result must exist (and, when the run has
+    several targets, the target must be named)."""
+    from assay.core.errors import ConfigError
+
+    with engine.begin() as conn:
+        q = select(results.c.target, results.c.epoch, results.c.score).where(
+            results.c.run_id == run_id, results.c.item_id == item_id,
+            results.c.evaluator == evaluator, results.c.epoch == epoch)
+        if target is not None:
+            q = q.where(results.c.target == target)
+        found = conn.execute(q).all()
+        if not found:
+            raise ConfigError(f"run '{run_id}' has no result of {evaluator} for item "
+                              f"'{item_id}'" + (f" and target '{target}'" if target else ""))
+        if len(found) > 1:
+            raise ConfigError(f"item '{item_id}' has results from several targets "
+                              f"({', '.join(sorted(r.target for r in found))}): name one")
+        row = {"run_id": run_id, "item_id": item_id, "target": found[0].target,
+               "epoch": found[0].epoch, "evaluator": evaluator, "score": score,
+               "reason": reason, "reviewer": reviewer, "created_at": now()}
+        conn.execute(insert(reviews), [row])
+    return {**row, "raw_score": found[0].score}
+
+
+def latest_reviews(engine: Engine, run_id: str) -> dict[tuple[str, str, int, str],
+                                                        dict[str, Any]]:
+    """(item, target, epoch, evaluator) → its newest review."""
+    with engine.connect() as conn:
+        rows = conn.execute(select(reviews).where(reviews.c.run_id == run_id)
+                            .order_by(reviews.c.id)).mappings().all()
+    return {(r["item_id"], r["target"], r["epoch"], r["evaluator"]): dict(r) for r in rows}

@@ -125,6 +125,22 @@ truth_snapshots = Table(
     Column("payload", Json),  # what the evaluators received as ground_truth
 )
 
+# A reviewer's correction of one result; the raw score stays in `results`.
+reviews = Table(
+    "reviews", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("run_id", String(64), ForeignKey("runs.id"), nullable=False),
+    Column("item_id", String(255), nullable=False),
+    Column("target", String(255), nullable=False),
+    Column("epoch", Integer, nullable=False),
+    Column("evaluator", String(255), nullable=False),
+    Column("score", Float),
+    Column("reason", Text, nullable=False),
+    Column("reviewer", String(255), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Index("ix_reviews_run", "run_id"),
+)
+
 response_cache = Table(
     "response_cache", metadata,
     Column("key", String(64), primary_key=True),  # models.cache.cache_key

@@ -1,0 +1,113 @@
+"""Comparing runs (first = baseline): per evaluator, paired per-item differences, the items
+that flipped, McNemar's exact test (0/1 scores) and a bootstrap interval for the difference in
+means. Items present in only one run are counted and listed, never silently dropped."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Engine, select
+
+from assay.core.errors import ConfigError
+from assay.store import repo
+from assay.store.schema import results
+
+from .stats import bootstrap_diff, mcnemar_exact
+
+Key = tuple[str, int]  # item id, epoch
+
+
+@dataclass
+class Pairing:
+    evaluator: str
+    baseline: str
+    other: str
+    paired: int = 0
+    mean_base: float | None = None
+    mean_other: float | None = None
+    diff: float | None = None
+    ci95: tuple[float, float] | None = None
+    binary: bool = True
+    to_worse: list[str] = field(default_factory=list)  # 1 → 0
+    to_better: list[str] = field(default_factory=list)  # 0 → 1
+    changed: list[tuple[str, float, float]] = field(default_factory=list)  # non-binary
+    mcnemar_p: float | None = None
+    only_base: list[str] = field(default_factory=list)
+    only_other: list[str] = field(default_factory=list)
+    unscored_pairs: int = 0  # paired items where either side has no score
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items()}
+
+
+def _scores(engine: Engine, run_id: str, target: str | None
+            ) -> tuple[dict[str, dict[Key, float | None]], set[str]]:
+    """evaluator → (item, epoch) → corrected score (None when not scored)."""
+    if repo.get_run(engine, run_id) is None:
+        raise ConfigError(f"no run '{run_id}' in this store (see assay runs)")
+    reviews = repo.latest_reviews(engine, run_id)
+    with engine.connect() as conn:
+        rows = conn.execute(select(results.c.item_id, results.c.target, results.c.epoch,
+                                   results.c.evaluator, results.c.score, results.c.status)
+                            .where(results.c.run_id == run_id)).all()
+    targets = {r.target for r in rows}
+    if target is None and len(targets) > 1:
+        raise ConfigError(f"run '{run_id}' has several targets ({', '.join(sorted(targets))})"
+                          f": choose one with --target")
+    out: dict[str, dict[Key, float | None]] = {}
+    for r in rows:
+        if target is not None and r.target != target:
+            continue
+        review = reviews.get((r.item_id, r.target, r.epoch, r.evaluator))
+        value = review["score"] if review else (r.score if r.status == "scored" else None)
+        out.setdefault(r.evaluator, {})[(r.item_id, r.epoch)] = value
+    return out, targets
+
+
+def compare_runs(engine: Engine, run_ids: list[str], *, evaluators: list[str] | None = None,
+                 targets: list[str | None] | None = None, seed: int = 0) -> list[Pairing]:
+    if len(run_ids) < 2:
+        raise ConfigError("compare needs two runs or more (the first is the baseline)")
+    tsel = targets or [None] * len(run_ids)
+    loaded = [_scores(engine, rid, t)[0] for rid, t in zip(run_ids, tsel, strict=True)]
+    base_id, base = run_ids[0], loaded[0]
+    names = evaluators or [e for e in base if all(e in other for other in loaded[1:])]
+    if not names:
+        raise ConfigError("the runs share no evaluator (name them with --evaluator)")
+    out: list[Pairing] = []
+    for other_id, other in zip(run_ids[1:], loaded[1:], strict=True):
+        for name in names:
+            if name not in base or name not in other:
+                raise ConfigError(f"evaluator '{name}' is not in both {base_id} and {other_id}")
+            a, b = base[name], other[name]
+            p = Pairing(name, base_id, other_id)
+            p.only_base = sorted(f"{i}" + (f"#{e}" if e else "") for i, e in a.keys() - b.keys())
+            p.only_other = sorted(f"{i}" + (f"#{e}" if e else "") for i, e in
+                                  b.keys() - a.keys())
+            xs, ys = [], []
+            for key in sorted(a.keys() & b.keys()):
+                va, vb = a[key], b[key]
+                if va is None or vb is None:
+                    p.unscored_pairs += 1
+                    continue
+                xs.append(va)
+                ys.append(vb)
+                label = key[0] + (f"#{key[1]}" if key[1] else "")
+                if va != vb:
+                    if va == 1.0 and vb == 0.0:
+                        p.to_worse.append(label)
+                    elif va == 0.0 and vb == 1.0:
+                        p.to_better.append(label)
+                    else:
+                        p.changed.append((label, va, vb))
+            p.paired = len(xs)
+            p.binary = all(v in (0.0, 1.0) for v in xs + ys)
+            if xs:
+                p.mean_base, p.mean_other = sum(xs) / len(xs), sum(ys) / len(ys)
+                p.diff = p.mean_other - p.mean_base
+                p.ci95 = bootstrap_diff(xs, ys, seed=seed)
+            if p.binary and xs:
+                p.mcnemar_p = mcnemar_exact(len(p.to_worse), len(p.to_better))
+            out.append(p)
+    return out

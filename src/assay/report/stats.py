@@ -1,0 +1,63 @@
+"""The statistics behind "is the difference real": Wilson intervals for pass rates, McNemar's
+exact test for paired 0/1 outcomes, and a paired bootstrap interval for a difference in means.
+Written out here (they are a few lines each) so every figure in a report can be checked by
+hand; numpy only draws the bootstrap resamples."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+Z95 = 1.959963984540054
+
+
+def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float] | None:
+    """Wilson score interval for a proportion; None without observations."""
+    if n <= 0:
+        return None
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """Two-sided exact McNemar p-value: b items went 1→0, c went 0→1 (the discordant pairs);
+    under no difference each discordant pair is a fair coin."""
+    n = b + c
+    if n == 0:
+        return 1.0
+    k = min(b, c)
+    tail: float = sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n
+    return min(1.0, 2 * tail)
+
+
+def bootstrap_diff(base: Sequence[float], other: Sequence[float], *, resamples: int = 2000,
+                   seed: int = 0, level: float = 0.95) -> tuple[float, float] | None:
+    """Percentile interval for mean(other − base) over paired items, resampling items."""
+    import numpy as np
+
+    n = len(base)
+    if n == 0 or n != len(other):
+        return None
+    diff = np.asarray(other, dtype=float) - np.asarray(base, dtype=float)
+    rng = np.random.default_rng(seed)
+    means = np.empty(resamples)
+    chunk = max(1, min(resamples, 5_000_000 // max(1, n)))  # bounded memory on 100k items
+    for start in range(0, resamples, chunk):
+        size = min(chunk, resamples - start)
+        idx = rng.integers(0, n, size=(size, n))
+        means[start:start + size] = diff[idx].mean(axis=1)
+    alpha = (1 - level) / 2
+    low, high = np.quantile(means, [alpha, 1 - alpha])
+    return float(low), float(high)
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """Nearest-rank percentile (q in 0..1) of the values given; None when there are none."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, math.ceil(q * len(ordered)))
+    return ordered[rank - 1]

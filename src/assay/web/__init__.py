@@ -1,0 +1,1 @@
+"""`assay view`: the web UI (server-rendered pages) and its JSON API."""

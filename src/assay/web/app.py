@@ -1,0 +1,249 @@
+"""The FastAPI application: server-rendered pages and a JSON API over the same queries.
+
+Every asset is served from the package (no CDN); the interactive API docs are a plain page
+rendered from the OpenAPI schema (Swagger UI would load from a CDN). Model and user text is
+untrusted: templates escape everything. Listening beyond 127.0.0.1 requires a token."""
+
+from __future__ import annotations
+
+import hmac
+from pathlib import Path
+from typing import Annotated, Any
+from urllib.parse import quote
+
+from fastapi import FastAPI, Form, Query, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, select_autoescape
+from pydantic import BaseModel
+from sqlalchemy import Engine
+
+from assay import __version__
+from assay.core.errors import AssayError, ConfigError
+from assay.report import html as report_html
+from assay.report.compare import compare_runs
+from assay.store import repo
+
+from . import queries
+
+HERE = Path(__file__).parent
+CSS = (report_html.TEMPLATES / "assay.css").read_text("utf-8")
+
+
+class ReviewIn(BaseModel):
+    item_id: str
+    evaluator: str
+    score: float | None
+    reason: str
+    reviewer: str
+    target: str | None = None
+    epoch: int = 0
+
+
+def _env() -> Environment:
+    e = Environment(loader=ChoiceLoader([FileSystemLoader(HERE / "templates"),
+                                         FileSystemLoader(report_html.TEMPLATES)]),
+                    autoescape=select_autoescape(["html", "j2"]))
+    e.filters.update(report_html.env().filters)
+    e.filters["q"] = lambda s: quote(str(s), safe="")
+    return e
+
+
+def create_app(engine: Engine, *, token: str | None = None,
+               models_file: Path | None = None) -> FastAPI:
+    app = FastAPI(title="Assay", version=__version__, docs_url=None, redoc_url=None)
+    env = _env()
+
+    def page(name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
+        return HTMLResponse(env.get_template(name).render(**ctx), status_code=status)
+
+    if token:
+        @app.middleware("http")
+        async def require_token(request: Request, call_next: Any) -> Response:
+            given = (request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+                     or request.cookies.get("assay_token") or
+                     request.query_params.get("token") or "")
+            if not hmac.compare_digest(given, token):
+                return JSONResponse({"detail": "a token is required (ASSAY_UI_TOKEN)"}, 401)
+            response: Response = await call_next(request)
+            if request.query_params.get("token"):
+                response.set_cookie("assay_token", token, httponly=True, samesite="strict")
+            return response
+
+    @app.exception_handler(LookupError)
+    async def not_found(request: Request, exc: LookupError) -> Response:
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"detail": str(exc)}, 404)
+        return page("error.html.j2", 404, message=str(exc))
+
+    @app.exception_handler(AssayError)
+    async def bad_request(request: Request, exc: AssayError) -> Response:
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"detail": str(exc)}, 400)
+        return page("error.html.j2", 400, message=str(exc))
+
+    # ---- assets and docs -------------------------------------------------------------------
+    @app.get("/static/assay.css", include_in_schema=False)
+    def css() -> Response:
+        return Response(CSS, media_type="text/css")
+
+    @app.get("/api", response_class=HTMLResponse, include_in_schema=False)
+    def api_docs() -> HTMLResponse:
+        return page("api.html.j2", schema=app.openapi())
+
+    # ---- pages -----------------------------------------------------------------------------
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def runs_page() -> HTMLResponse:
+        return page("runs.html.j2", runs=queries.runs_list(engine))
+
+    @app.get("/runs/{run_id}", response_class=HTMLResponse, include_in_schema=False)
+    def run_page(run_id: str, evaluator: str | None = None, status: str | None = None,
+                 label: str | None = None, score: str | None = None,
+                 page_no: int = Query(1, alias="page")) -> HTMLResponse:
+        summary = queries.run_summary(engine, run_id)
+        data = queries.results_page(engine, run_id, evaluator=evaluator or None,
+                                    status=status or None, label=label or None,
+                                    score=score or None, page=page_no)
+        filters = {"evaluator": evaluator or "", "status": status or "",
+                   "label": label or "", "score": score or ""}
+        return page("run.html.j2", s=summary, data=data, filters=filters,
+                    labels=queries.labels(engine, run_id))
+
+    @app.get("/runs/{run_id}/items/{item_id:path}", response_class=HTMLResponse,
+             include_in_schema=False)
+    def item_page(run_id: str, item_id: str) -> HTMLResponse:
+        return page("item.html.j2", chain=queries.item_chain(engine, run_id, item_id))
+
+    @app.post("/runs/{run_id}/items/{item_id:path}/review", include_in_schema=False)
+    def review_form(run_id: str, item_id: str, evaluator: str = Form(...),
+                    score: str = Form(...), reason: str = Form(...),
+                    reviewer: str = Form(...), target: str = Form(...),
+                    epoch: int = Form(0)) -> Response:
+        value = None if score.strip().lower() in ("", "null", "none") else _float(score)
+        repo.add_review(engine, run_id=run_id, item_id=item_id, evaluator=evaluator,
+                        score=value, reason=reason, reviewer=reviewer, target=target,
+                        epoch=epoch)
+        return RedirectResponse(f"/runs/{quote(run_id)}/items/{quote(item_id, safe='')}",
+                                status_code=303)
+
+    @app.get("/compare", response_class=HTMLResponse, include_in_schema=False)
+    def compare_page(runs: Annotated[list[str] | None, Query()] = None) -> HTMLResponse:
+        runs = runs or []
+        pairs = compare_runs(engine, runs) if len(runs) >= 2 else []
+        return page("compare.html.j2", runs=runs, pairs=pairs,
+                    known=queries.runs_list(engine))
+
+    @app.get("/datasets", response_class=HTMLResponse, include_in_schema=False)
+    def datasets_page() -> HTMLResponse:
+        return page("datasets.html.j2", datasets=queries.datasets_list(engine))
+
+    @app.get("/evaluators", response_class=HTMLResponse, include_in_schema=False)
+    def evaluators_page(name: str | None = None) -> HTMLResponse:
+        return page("evaluators.html.j2", evaluators=_evaluators(), chosen=_template(name))
+
+    @app.get("/models", response_class=HTMLResponse, include_in_schema=False)
+    def models_page() -> HTMLResponse:
+        return page("models.html.j2", models=_models(models_file))
+
+    # ---- JSON API --------------------------------------------------------------------------
+    @app.get("/api/runs")
+    def api_runs() -> list[dict[str, Any]]:
+        return queries.runs_list(engine)
+
+    @app.get("/api/runs/{run_id}")
+    def api_run(run_id: str) -> dict[str, Any]:
+        return queries.run_summary(engine, run_id)
+
+    @app.get("/api/runs/{run_id}/results")
+    def api_results(run_id: str, evaluator: str | None = None, status: str | None = None,
+                    label: str | None = None, score: str | None = None, page: int = 1,
+                    size: int = queries.PAGE) -> dict[str, Any]:
+        return queries.results_page(engine, run_id, evaluator=evaluator, status=status,
+                                    label=label, score=score, page=page, size=size)
+
+    @app.get("/api/runs/{run_id}/items/{item_id:path}")
+    def api_item(run_id: str, item_id: str) -> dict[str, Any]:
+        return queries.item_chain(engine, run_id, item_id)
+
+    @app.get("/api/runs/{run_id}/reviews")
+    def api_reviews(run_id: str) -> list[dict[str, Any]]:
+        queries.run_or_404(engine, run_id)
+        return list(repo.latest_reviews(engine, run_id).values())
+
+    @app.post("/api/runs/{run_id}/reviews", status_code=201)
+    def api_add_review(run_id: str, body: ReviewIn) -> dict[str, Any]:
+        queries.run_or_404(engine, run_id)
+        return repo.add_review(engine, run_id=run_id, item_id=body.item_id,
+                               evaluator=body.evaluator, score=body.score, reason=body.reason,
+                               reviewer=body.reviewer, target=body.target, epoch=body.epoch)
+
+    @app.get("/api/compare")
+    def api_compare(runs: Annotated[list[str], Query()]) -> list[dict[str, Any]]:
+        return [p.as_dict() for p in compare_runs(engine, runs)]
+
+    @app.get("/api/datasets")
+    def api_datasets() -> list[dict[str, Any]]:
+        return queries.datasets_list(engine)
+
+    @app.get("/api/evaluators")
+    def api_evaluators() -> list[dict[str, Any]]:
+        return _evaluators()
+
+    @app.get("/api/models")
+    def api_models() -> list[dict[str, Any]]:
+        return _models(models_file)
+
+    return app
+
+
+def _float(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise ConfigError(f"score must be a number or null, not '{text}'") from None
+
+
+def _evaluators() -> list[dict[str, Any]]:
+    from assay.evaluators import registry
+    from assay.evaluators.judge.templates import load_template, template_paths
+
+    out: list[dict[str, Any]] = [{"name": n, "kind": "code", "description":
+                                  "the executable finance rubric (T1 rules in code)"
+                                  if n == "finance-rubric" else ""} for n in registry.names()]
+    for name, path in template_paths().items():
+        t = load_template(path)
+        out.append({"name": name, "kind": "judge template", "description": t.description,
+                    "variables": list(t.variables), "score": t.schema.describe(),
+                    "version": t.version})
+    return out
+
+
+def _template(name: str | None) -> dict[str, Any] | None:
+    if not name:
+        return None
+    from assay.evaluators.judge.templates import get_template
+
+    t = get_template(name)
+    return {"name": t.name, "system": t.system, "user": t.user, "version": t.version,
+            "score": t.schema.describe(), "variables": list(t.variables),
+            "source": t.source}
+
+
+def _models(models_file: Path | None) -> list[dict[str, Any]]:
+    from assay.models.config import load_models
+
+    # public() holds the NAME of the key's environment variable, never the key
+    return [m.public() for m in load_models(models_file).values()]
+
+
+def serve(engine: Engine, *, host: str, port: int, token: str | None,
+          models_file: Path | None = None) -> None:
+    import uvicorn
+
+    local = host in ("127.0.0.1", "localhost", "::1")
+    if not local and not token:
+        raise ConfigError(f"listening on {host} makes the UI reachable from other machines: "
+                          "set ASSAY_UI_TOKEN to a secret first")
+    uvicorn.run(create_app(engine, token=token, models_file=models_file), host=host,
+                port=port, log_level="warning")
+
+

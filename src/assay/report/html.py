@@ -4,6 +4,7 @@ whose rows expand to the item's trace. Everything a model wrote is escaped."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,8 @@ def env() -> Environment:
                     autoescape=select_autoescape(["html", "j2"]))
     e.filters["num"] = lambda x, d=3: "–" if x is None else f"{x:.{d}f}"
     e.filters["ci"] = lambda ci: "–" if not ci else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+    # JSON as people read it (CJK kept), escaped by autoescape like any other text
+    e.filters["js"] = lambda v: json.dumps(v, ensure_ascii=False, default=str)
     return e
 
 

@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-real-model lint bench clean venv
+.PHONY: demo test test-real-model browsers lint bench clean venv
 
 venv: $(STAMP)
 
@@ -21,7 +21,13 @@ demo: $(STAMP)
 	$(BIN)/assay run examples/specs/demo.yaml --db sqlite:///.assay/demo.db
 	$(BIN)/assay score examples/finsearch_t1_sample.json --by answer_kind --db sqlite:///.assay/demo.db --out .assay/demo-scores.jsonl
 
-test: $(STAMP)
+# Browser tests drive Debian's chromium; install it when missing (CI runs as root on Debian).
+browsers:
+	@command -v chromium >/dev/null 2>&1 || (apt-get install -y -q chromium >/dev/null 2>&1 || \
+	  (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q chromium >/dev/null 2>&1)) || \
+	  echo "warning: could not install chromium; browser tests will be skipped"
+
+test: $(STAMP) browsers
 	$(BIN)/ruff check src tests bench examples
 	$(BIN)/mypy
 	$(BIN)/python -m pytest

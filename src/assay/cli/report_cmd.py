@@ -74,7 +74,8 @@ def compare(run_ids: list[str], *, evaluators: list[str], targets: list[str], db
         t.add_row(escape(p.evaluator), p.other, str(p.paired), _pct(p.mean_base),
                   _pct(p.mean_other), "–" if p.diff is None else f"{p.diff:+.3f}",
                   _ci(p.ci95), str(len(p.to_worse)), str(len(p.to_better)),
-                  "–" if p.mcnemar_p is None else f"{p.mcnemar_p:.4f}",
+                  "–" if p.mcnemar_p is None else f"{p.mcnemar_p:.1e}" if p.mcnemar_p < 1e-4
+                  else f"{p.mcnemar_p:.4f}",
                   str(len(p.only_base)), str(len(p.only_other)))
     c.print(t)
     for p in pairs:

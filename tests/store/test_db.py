@@ -102,6 +102,10 @@ def test_migrations_match_the_schema_and_keep_old_runs(tmp_path: Path) -> None:
     with old.begin() as conn:
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "0002")
+        conn.execute(text("INSERT INTO datasets (id, name, path, format, n_items, created_at) "
+                          "VALUES ('d1', 'd', 'd.json', 'json', 1, '2026-01-01 00:00:00')"))
+        conn.execute(text("INSERT INTO items (dataset_id, item_id, line, fields) VALUES "
+                          "('d1', 'q1', 1, '{\"label\": \"Stock\", \"prompt\": \"x\"}')"))
         conn.execute(text("INSERT INTO runs (id, kind, status, created_at, manifest) VALUES "
                           "('r1', 'score', 'finished', '2026-01-01 00:00:00', '{}')"))
         conn.execute(text("INSERT INTO answers (run_id, item_id, target, text) VALUES "
@@ -110,8 +114,9 @@ def test_migrations_match_the_schema_and_keep_old_runs(tmp_path: Path) -> None:
                           "score, status, reason, created_at) VALUES ('r1', 'q1', "
                           "'finance-rubric', 'v', 1, 'scored', 'ok', '2026-01-01 00:00:00')"))
     engine = open_engine(url)
-    assert current_revision(engine) == HEAD == "0005"
+    assert current_revision(engine) == HEAD == "0006"
     with engine.connect() as conn:
+        assert conn.execute(text("SELECT item_id, label FROM items")).all() == [("q1", "Stock")]
         assert conn.execute(text("SELECT item_id, target, epoch, text FROM answers")).all() \
             == [("q1", "recorded", 0, "1455")]
         assert conn.execute(text("SELECT item_id, target, epoch, evaluator, score FROM "

@@ -12,7 +12,7 @@ from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 
 from assay.core.errors import StoreError
 
-HEAD = "0005"  # newest migration; opening a store at HEAD skips loading Alembic entirely
+HEAD = "0006"  # newest migration; opening a store at HEAD skips loading Alembic entirely
 DEFAULT_URL = "sqlite:///.assay/assay.db"
 MIGRATIONS = Path(__file__).parent / "migrations"
 

@@ -32,9 +32,14 @@ def save_dataset(engine: Engine, *, version: str, name: str, path: str, fmt: str
                                          "created_at": now()}])
         for start in range(0, len(rows), _ITEM_BATCH):
             _insert(conn, items, [
-                {"dataset_id": version, "item_id": it.id, "line": it.line, "fields": it.fields}
+                {"dataset_id": version, "item_id": it.id, "line": it.line, "fields": it.fields,
+                 "label": _label(it.fields.get("label"))}
                 for it in rows[start:start + _ITEM_BATCH]])
     return True
+
+
+def _label(value: Any) -> str | None:
+    return value[:255] if isinstance(value, str) else None
 
 
 def create_run(engine: Engine, *, run_id: str, kind: str, dataset_id: str,

@@ -38,6 +38,8 @@ items = Table(
     Column("item_id", String(255), primary_key=True),
     Column("line", Integer),
     Column("fields", Json, nullable=False),
+    Column("label", String(255)),  # fields["label"], kept apart for listing and filtering
+    Index("ix_items_dataset_label", "dataset_id", "label"),
 )
 
 runs = Table(

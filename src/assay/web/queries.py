@@ -38,8 +38,34 @@ def runs_list(engine: Engine, limit: int = 200) -> list[dict[str, Any]]:
     return out
 
 
+# A finished run's results only change by review: its summary is kept between requests.
+_SUMMARIES: dict[tuple[int, str, int], dict[str, Any]] = {}
+_EVALUATORS: dict[tuple[int, str], list[str]] = {}
+
+
+def _review_mark(engine: Engine, run_id: str) -> int:
+    from assay.store.schema import reviews
+
+    with engine.connect() as conn:
+        return int(conn.execute(select(func.coalesce(func.max(reviews.c.id), 0))
+                                .where(reviews.c.run_id == run_id)).scalar_one())
+
+
 def run_summary(engine: Engine, run_id: str) -> dict[str, Any]:
     run = run_or_404(engine, run_id)
+    key = (id(engine), run_id, _review_mark(engine, run_id))
+    if run["status"] != "running" and key in _SUMMARIES:
+        return _SUMMARIES[key]
+    out = _summary(engine, run)
+    if run["status"] != "running":
+        if len(_SUMMARIES) > 64:
+            _SUMMARIES.clear()
+        _SUMMARIES[key] = out
+    return out
+
+
+def _summary(engine: Engine, run: dict[str, Any]) -> dict[str, Any]:
+    run_id = run["id"]
     aggs = summary_sql(engine, run_id)
     return {"run": {k: run[k] for k in ("id", "kind", "status", "created_at", "finished_at",
                                         "dataset_id")},
@@ -69,12 +95,14 @@ def results_page(engine: Engine, run_id: str, *, evaluator: str | None = None,
                 raise ConfigError(f"score filter must be a number or none, not '{score}'") \
                     from None
     base = select(results.c.id).where(*conds)
-    label_col = items.c.fields["label"].as_string()
-    if label:
-        base = base.join(items, and_(items.c.dataset_id == run["dataset_id"],
-                                     items.c.item_id == results.c.item_id)
-                         ).where(label_col == label)
+    label_col = items.c.label
     with engine.connect() as conn:
+        if label:
+            # items.label is its own indexed column: the join runs from the label's items to
+            # their results through the (run, item, …) unique index
+            base = base.join(items, and_(items.c.dataset_id == run["dataset_id"],
+                                         items.c.item_id == results.c.item_id)
+                             ).where(items.c.label == label)
         total = conn.execute(select(func.count()).select_from(base.subquery())).scalar_one()
         ids = [r[0] for r in conn.execute(base.order_by(results.c.id).limit(size)
                                           .offset((page - 1) * size))]
@@ -86,8 +114,13 @@ def results_page(engine: Engine, run_id: str, *, evaluator: str | None = None,
                               items.c.item_id == results.c.item_id), isouter=True)
             .where(results.c.id.in_(ids)).order_by(results.c.id)).mappings().all() \
             if ids else []
-        evaluators = [r[0] for r in conn.execute(
-            select(results.c.evaluator).where(results.c.run_id == run_id).distinct())]
+        evaluators = _EVALUATORS.get((id(engine), run_id)) if run["status"] != "running" \
+            else None
+        if evaluators is None:
+            evaluators = [r[0] for r in conn.execute(
+                select(results.c.evaluator).where(results.c.run_id == run_id).distinct())]
+            if run["status"] != "running":
+                _EVALUATORS[(id(engine), run_id)] = evaluators
     return {"total": total, "page": page, "size": size,
             "pages": max(1, -(-total // size)), "rows": [dict(r) for r in rows],
             "evaluators": sorted(evaluators)}
@@ -95,11 +128,10 @@ def results_page(engine: Engine, run_id: str, *, evaluator: str | None = None,
 
 def labels(engine: Engine, run_id: str) -> list[str]:
     run = run_or_404(engine, run_id)
-    label_col = items.c.fields["label"].as_string()
     with engine.connect() as conn:
-        return sorted(str(r[0]) for r in conn.execute(
-            select(label_col).where(items.c.dataset_id == run["dataset_id"]).distinct())
-            if r[0] is not None)
+        return sorted(r[0] for r in conn.execute(
+            select(items.c.label).where(items.c.dataset_id == run["dataset_id"],
+                                        items.c.label.is_not(None)).distinct()))
 
 
 def item_chain(engine: Engine, run_id: str, item_id: str) -> dict[str, Any]:

@@ -304,3 +304,35 @@ def test_replay_of_a_score_run(project: Path) -> None:
     assert r.returncode == 0, r.stderr
     n = str(len(SAMPLE_ITEMS))
     assert replay_rows(r.stdout) == {"finance-rubric": ["code", n, n, "100.0%"]}
+
+
+def test_ctrl_c_marks_the_run_interrupted_and_resume_finishes_it(
+        project: Path, openai_server: OpenAIServer) -> None:
+    openai_server.latency_s = 0.05
+    env = {k: v for k, v in os.environ.items() if k not in ("ASSAY_DB", "ASSAY_MODELS")}
+    proc = subprocess.Popen([ASSAY, "run", "spec.yaml", "-q"], cwd=project, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    db_path = project / ".assay" / "assay.db"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        time.sleep(0.05)
+        try:
+            if sqlite3.connect(db_path).execute("SELECT count(*) FROM results").fetchone()[0]:
+                break
+        except sqlite3.OperationalError:
+            continue
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted:" in err and "assay run --resume" in err
+    db = sqlite3.connect(db_path)
+    run_id, status = db.execute("SELECT id, status FROM runs").fetchone()
+    assert status == "interrupted"
+    # in-flight samples finished and were written: every stored answer has its results
+    answered = db.execute("SELECT count(*) FROM answers").fetchone()[0]
+    judged = db.execute("SELECT count(DISTINCT item_id) FROM results").fetchone()[0]
+    assert answered == judged < len(SAMPLE_ITEMS)
+    r = run("run", "--resume", run_id, cwd=project)
+    assert r.returncode == 0, r.stderr
+    assert len(results(project, run_id)) == 2 * len(SAMPLE_ITEMS)
+    assert sorted(target_requests(openai_server)) == sorted(SAMPLE_ITEMS)  # each asked once

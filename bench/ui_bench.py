@@ -5,8 +5,8 @@ page, filtered by status, by label, by score), the item page, and the JSON resul
 
 The run is made by `assay score` (finance-rubric) on the sample repeated with fresh ids; the app
 is served by uvicorn on 127.0.0.1 and timed from a client on the same machine (loopback adds
-well under a millisecond). Prints, per page, the first request (which fills the per-dataset label and per-run summary
-caches where it uses them) and the median and worst of the repeats after it.
+well under a millisecond). Prints, per page, the first request (which fills the finished run's
+summary cache where it uses it) and the median and worst of the repeats after it.
 """
 
 from __future__ import annotations

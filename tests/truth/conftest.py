@@ -24,6 +24,8 @@ TABLES = {
     "spot_golden_benchmark_sge": SHAPES / "spot_golden_benchmark_sge.csv",
     "fx_spot_quote": SHAPES / "fx_spot_quote.csv",
     "futures_foreign_commodity_realtime": SHAPES / "futures_foreign_commodity_realtime_GC.csv",
+    "bond_china_yield": SHAPES / "bond_china_yield.csv",
+    "spot_quotations_sge": SHAPES / "spot_quotations_sge_Au99.99.csv",
 }
 
 
@@ -35,12 +37,19 @@ def frame(path: Path) -> Any:
 
 
 class Akshare:
+    """Every AKShare function the providers call answers from a file; any other one raises, so
+    a test can never reach the network through AKShare."""
+
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         import akshare
+
+        from assay.truth.markets import MARKETS
 
         self.module = akshare
         self.monkeypatch = monkeypatch
         self.calls: list[tuple[str, dict[str, Any]]] = []
+        for market in MARKETS.values():
+            assert market.function in TABLES, f"no recorded table for ak.{market.function}"
         for name, path in TABLES.items():
             self.set(name, lambda path=path, **kw: frame(path))
 

@@ -102,7 +102,7 @@ def test_release_shapes_and_exact_codes(akshare_recorded: Akshare) -> None:
     nameless = dict(QUESTIONS["S13"], akshare_ticker="AAPL")  # no exchange prefix: no guess
     snap, = fetch_all(cap, [nameless])
     assert snap.status == "error" and "cannot tell the market of 'AAPL'" in str(snap.message)
-    untagged = dict(QUESTIONS["S01"], tags="Bond")
+    untagged = dict(QUESTIONS["S01"], tags="Option")
     snap, = fetch_all(cap, [untagged])
     assert snap.status == "error" and snap.query == "routing"
 
@@ -136,3 +136,20 @@ def test_failures_are_snapshot_statuses(akshare_recorded: Akshare, behaviour: st
 def test_a_missing_package_names_its_extra() -> None:
     with pytest.raises(ConfigError, match=r"pip install 'assay-eval\[wind\]'"):
         require("no_such_data_package_zz", "wind")
+
+
+def test_sge_spot_and_bond_yields(akshare_recorded: Akshare) -> None:
+    cap = capture()
+    spot, bond, bad = fetch_all(cap, [
+        {"prompt_id": "g", "akshare_ticker": "Au99.99", "tags": "黄金"},
+        {"prompt_id": "b", "akshare_ticker": "CGB10Y", "tags": "国债"},
+        {"prompt_id": "x", "akshare_ticker": "CGB2Y", "tags": "Bond"}])
+    assert (spot.status, spot.market, spot.fields["last"]) == ("ok", "sge_spot", "981.02")
+    assert ("spot_quotations_sge", {"symbol": "Au99.99"}) in akshare_recorded.calls
+    assert (bond.status, bond.fields["last"], bond.fields["time"]) == ("ok", "1.7602",
+                                                                       "2025-10-17")
+    assert bond.payload == {"收益率": "1.7602", "日期": "2025-10-17",
+                            "曲线名称": "中债国债收益率曲线", "期限": "10年"}
+    _, kwargs = next(c for c in akshare_recorded.calls if c[0] == "bond_china_yield")
+    assert set(kwargs) == {"start_date", "end_date"}
+    assert bad.status == "error" and "not a bond yield code" in str(bad.message)

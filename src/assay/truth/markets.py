@@ -52,12 +52,31 @@ MARKETS: dict[str, Market] = {m.name: m for m in (
     # SGE gold benchmark (上海金): one row per day; the afternoon fix is labelled 晚盘价
     Market("sge_benchmark", "spot_golden_benchmark_sge", None,
            columns={"早盘价": "am_fix", "晚盘价": "pm_fix", "交易时间": "time"}),
+    # SGE spot (Au99.99, Au(T+D) …): one intraday table per instrument; the newest row
+    Market("sge_spot", "spot_quotations_sge", None, columns={"现价": "last", "时间": "time"}),
+    # China government bond yields (中债国债收益率曲线), in percent: CGB10Y → the 10年 column
+    Market("cn_bond", "bond_china_yield", None, columns={"日期": "time"}),
     Market("comex", "futures_foreign_commodity_realtime", None,
            columns={"最新价": "last", "开盘价": "open", "最高价": "high", "最低价": "low",
                     "昨日结算价": "prev_close", "涨跌额": "change", "涨跌幅": "change_pct",
                     "行情时间": "time"}),
 )}
 INDEX_MARKETS = ("cn_index", "h_index", "global_idx")
+
+BOND_CURVE = "中债国债收益率曲线"
+_TENORS = {"3M": "3月", "6M": "6月", "1Y": "1年", "3Y": "3年", "5Y": "5年", "7Y": "7年",
+           "10Y": "10年", "30Y": "30年"}
+
+
+def bond_tenor(instrument: str) -> tuple[str, str] | None:
+    """CGB10Y (or 中债国债收益率曲线:10年) → (curve, tenor column); None if not a known tenor."""
+    code = instrument.strip()
+    if ":" in code:
+        curve, _, tenor = code.partition(":")
+        return (curve, tenor) if tenor in _TENORS.values() else None
+    m = re.fullmatch(r"CGB(\d+[MY])", code.upper())
+    return (BOND_CURVE, _TENORS[m.group(1)]) if m and m.group(1) in _TENORS else None
+
 
 _US = re.compile(r"^(\d{3})\.([A-Z][A-Z0-9._-]*?)(?:\.USA)?$")
 

@@ -44,6 +44,10 @@ def table_market(code: str, tags: str) -> str | None:
         return None
     if "index" in lowered or "指数" in tags:
         return "index"
+    if "债" in tags or "bond" in lowered or "yield" in lowered:
+        return "cn_bond"
+    if "黄金" in tags and "spot" not in lowered and code.startswith(("Au", "Ag", "Pt", "iAu")):
+        return "sge_spot"
     if "汇率" in tags or "fx" in lowered or "currency" in lowered:
         return "cny_onshore" if code.upper() in ("USD/CNY", "USDCNY") else "fx"
     return None

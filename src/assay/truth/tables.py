@@ -11,14 +11,14 @@ import json
 import re
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from assay.core.types import TruthSnapshot
 
 from .base import clean, failed, normalise, now, numeric, require
-from .markets import ANY_SHAPE, INDEX_MARKETS, MARKETS, Market, table_code
+from .markets import ANY_SHAPE, INDEX_MARKETS, MARKETS, Market, bond_tenor, table_code
 
 Rows = list[dict[str, Any]]
 
@@ -53,8 +53,10 @@ def lookup(provider: str, table: Table, instrument: str) -> TruthSnapshot:
     if not table.rows:
         return failed(provider, instrument, table.query, "the source returned an empty table",
                       status="empty", market=m.name)
+    if m.name == "cn_bond":
+        return _bond(provider, table, instrument)
     if m.key is None:  # one-instrument tables: the newest row
-        row = table.rows[-1] if m.name == "sge_benchmark" else table.rows[0]
+        row = table.rows[-1] if m.name in ("sge_benchmark", "sge_spot") else table.rows[0]
         return _snapshot(provider, table, instrument, row, table.query)
     code = table_code(m.name, instrument)
     query = f"{table.query} → {m.key} == {code!r}"
@@ -65,12 +67,33 @@ def lookup(provider: str, table: Table, instrument: str) -> TruthSnapshot:
     return _snapshot(provider, table, instrument, found, query)
 
 
+def _bond(provider: str, table: Table, instrument: str) -> TruthSnapshot:
+    picked = bond_tenor(instrument)
+    if picked is None:
+        return failed(provider, instrument, table.query, f"{instrument!r} is not a bond yield "
+                      "code (CGB3M … CGB30Y, or CURVE:TENOR)", market="cn_bond")
+    curve, tenor = picked
+    rows = [r for r in table.rows if str(r.get("曲线名称")) == curve and
+            numeric(r.get(tenor)) is not None]
+    query = f"{table.query} → 曲线名称 == {curve!r}, newest 日期, column {tenor!r}"
+    if not rows:
+        return failed(provider, instrument, query, f"no {curve} {tenor} yield in the table",
+                      status="empty", market="cn_bond")
+    row = max(rows, key=lambda r: str(r.get("日期")))
+    value = numeric(row[tenor])
+    source = {k: clean(v) for k, v in row.items()}
+    fields = {"last": value, "time": clean(row.get("日期"))}
+    return TruthSnapshot(provider, instrument, query, table.fetched_at, "ok", fields, source,
+                         row, None, "cn_bond", {"收益率": value, "日期": clean(row.get("日期")),
+                                                "曲线名称": curve, "期限": tenor})
+
+
 class TableProvider:
     """Shared by AKShare and snapshot tables: resolve the market, load its table, look up."""
 
     name = "tables"
 
-    async def table(self, market: Market) -> Table:
+    async def table(self, market: Market, instrument: str = "") -> Table:
         raise NotImplementedError
 
     async def fetch(self, instrument: str, market: str | None = None,
@@ -83,7 +106,7 @@ class TableProvider:
         last: TruthSnapshot | None = None
         for name in markets:
             try:
-                table = await self.table(MARKETS[name])
+                table = await self.table(MARKETS[name], instrument)
             except TimeoutError:
                 last = failed(self.name, instrument, MARKETS[name].query(),
                               f"timeout after {getattr(self, 'timeout_s', 0):g} s", market=name)
@@ -124,21 +147,33 @@ class AkshareProvider(TableProvider):
         self._last_call = 0.0
         self.calls = 0  # how many times the source was actually asked
 
-    def _call(self, market: Market) -> Rows:
+    @staticmethod
+    def arguments(market: Market, instrument: str) -> dict[str, Any]:
+        """The call's arguments: most tables take none (one call serves the whole market)."""
+        if market.name == "comex":
+            return {"symbol": "GC"}
+        if market.name == "sge_spot":
+            return {"symbol": instrument}
+        if market.name == "cn_bond":  # the last two weeks hold the newest published curve
+            today = now().date()
+            return {"start_date": (today - timedelta(days=14)).strftime("%Y%m%d"),
+                    "end_date": today.strftime("%Y%m%d")}
+        return dict(market.kwargs)
+
+    def _call(self, market: Market, kwargs: dict[str, Any]) -> Rows:
         ak = require("akshare", "akshare")
         fn: Callable[..., Any] = getattr(ak, market.function)
-        kwargs = dict(market.kwargs)
-        if market.name == "comex":
-            kwargs = {"symbol": "GC"}
         frame = fn(**kwargs)
         if frame is None:
             return []
         return list(frame.to_dict("records"))
 
-    async def table(self, market: Market) -> Table:
-        lock = self._locks.setdefault(market.name, asyncio.Lock())
+    async def table(self, market: Market, instrument: str = "") -> Table:
+        # one table per market, except SGE spot (one per instrument)
+        slot = market.name + (f":{instrument}" if market.name == "sge_spot" else "")
+        lock = self._locks.setdefault(slot, asyncio.Lock())
         async with lock:
-            cached = self._tables.get(market.name)
+            cached = self._tables.get(slot)
             if cached is not None and time.monotonic() - cached[0] < self.cache_s:
                 return cached[1]
             async with self._gate:  # rate limit across all markets of this provider
@@ -148,11 +183,12 @@ class AkshareProvider(TableProvider):
                 self._last_call = time.monotonic()
             self.calls += 1
             started = now()
-            rows = await asyncio.wait_for(asyncio.to_thread(self._call, market), self.timeout_s)
-            query = market.query() if market.name != "comex" else \
-                "ak.futures_foreign_commodity_realtime(symbol='GC')"
-            table = Table(market, rows, query, started)
-            self._tables[market.name] = (time.monotonic(), table)
+            kwargs = self.arguments(market, instrument)
+            rows = await asyncio.wait_for(asyncio.to_thread(self._call, market, kwargs),
+                                          self.timeout_s)
+            args = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
+            table = Table(market, rows, f"ak.{market.function}({args})", started)
+            self._tables[slot] = (time.monotonic(), table)
             return table
 
 
@@ -180,7 +216,7 @@ class SnapshotProvider(TableProvider):
                 self.files[m.group("market")] = p  # sorted: the newest stamp wins
         self._tables: dict[str, Table] = {}
 
-    async def table(self, market: Market) -> Table:
+    async def table(self, market: Market, instrument: str = "") -> Table:
         if market.name in self._tables:
             return self._tables[market.name]
         path = self.files.get(market.snapshot or "")

@@ -52,6 +52,12 @@ class Akshare:
             assert market.function in TABLES, f"no recorded table for ak.{market.function}"
         for name, path in TABLES.items():
             self.set(name, lambda path=path, **kw: frame(path))
+        import requests
+
+        def offline(*args: Any, **kwargs: Any) -> Any:
+            raise requests.ConnectionError("tests never reach the network")
+
+        monkeypatch.setattr(requests.sessions.Session, "request", offline)
 
     def set(self, name: str, fn: Callable[..., Any]) -> None:
         def recorded(**kwargs: Any) -> Any:

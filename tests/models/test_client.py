@@ -184,3 +184,20 @@ def test_stream_given_as_a_param_is_refused() -> None:
 
     with pytest.raises(ConfigError, match="--stream"):
         validate(ModelConfig("m", "http://127.0.0.1:1/v1", "x", params={"stream": True}))
+
+
+def test_a_refused_connection_is_not_called_a_timeout() -> None:
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+
+    async def go() -> Any:
+        cfg = ModelConfig("x", f"http://127.0.0.1:{port}/v1", "m", max_retries=1)
+        async with ModelClient(cfg, backoff_base_s=0.01) as client:
+            return await client.chat([{"role": "user", "content": "hi"}])
+    c = asyncio.run(go())
+    assert c.text is None and len(c.attempts) == 2
+    assert all(a["outcome"].startswith("connection error: ") for a in c.attempts)
+    assert "Connect call failed" in c.attempts[0]["outcome"]

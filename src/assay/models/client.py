@@ -102,8 +102,11 @@ class ModelClient:
                     return Completion(None, {}, time.perf_counter() - start, attempts,
                                       error=f"HTTP {exc.status_code}: {_short(exc)}")
                 outcome, retry_after = f"{exc.status_code}: {_short(exc)}", _retry_after(exc)
-            except openai.APITimeoutError:
-                outcome = f"timeout after {self.cfg.timeout_s:g} s"
+            except openai.APITimeoutError as exc:
+                # the aiohttp transport reports a refused connection as a connect timeout
+                refused = _refused(exc)
+                outcome = (f"connection error: {refused}" if refused is not None
+                           else f"timeout after {self.cfg.timeout_s:g} s")
             except openai.APIConnectionError as exc:
                 outcome = f"connection error: {_short(exc)}"
             except (openai.APIResponseValidationError, ValueError) as exc:
@@ -151,6 +154,15 @@ class ModelClient:
         if finish is None:
             return None, usage, None, "malformed: stream ended before its finish chunk"
         return "".join(parts), usage, finish, "ok"
+
+
+def _refused(exc: BaseException) -> str | None:
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, ConnectionError):
+            return _short(seen)
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 def _attempt(outcome: str, t0: float) -> dict[str, Any]:

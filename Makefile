@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-real-model browsers lint bench clean venv
+.PHONY: demo test test-real-model system-packages lint bench clean venv
 
 venv: $(STAMP)
 
@@ -21,13 +21,17 @@ demo: $(STAMP)
 	$(BIN)/assay run examples/specs/demo.yaml --db sqlite:///.assay/demo.db
 	$(BIN)/assay score examples/finsearch_t1_sample.json --by answer_kind --db sqlite:///.assay/demo.db --out .assay/demo-scores.jsonl
 
-# Browser tests drive Debian's chromium; install it when missing (CI runs as root on Debian).
-browsers:
-	@command -v chromium >/dev/null 2>&1 || (apt-get install -y -q chromium >/dev/null 2>&1 || \
-	  (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q chromium >/dev/null 2>&1)) || \
+# Browser tests drive Debian's chromium, and one test runs a real PostgreSQL server: install
+# them when missing (CI runs as root on Debian); without them those tests skip and say why.
+APT_INSTALL = apt-get install -y -q $(1) >/dev/null 2>&1 || (apt-get update -q >/dev/null 2>&1 \
+	&& apt-get install -y -q $(1) >/dev/null 2>&1)
+system-packages:
+	@command -v chromium >/dev/null 2>&1 || ($(call APT_INSTALL,chromium)) || \
 	  echo "warning: could not install chromium; browser tests will be skipped"
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || ($(call APT_INSTALL,postgresql)) || \
+	  echo "warning: could not install postgresql; the PostgreSQL test will be skipped"
 
-test: $(STAMP) browsers
+test: $(STAMP) system-packages
 	$(BIN)/ruff check src tests bench examples
 	$(BIN)/mypy
 	$(BIN)/python -m pytest

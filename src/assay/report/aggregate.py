@@ -5,7 +5,6 @@ corrections, a breakdown by any item field, and tokens, cost and latency percent
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,82 +14,8 @@ from sqlalchemy import Engine, and_, select
 from assay.store import repo
 from assay.store.schema import answers, items, results, runs
 
-from .stats import Z95, percentile, wilson
-
-
-@dataclass
-class Agg:
-    items: int = 0
-    scored: int = 0
-    total: float = 0.0
-    sq: float = 0.0
-    binary: bool = True
-    null: int = 0
-    unscored: int = 0
-    error: int = 0
-    # after reviewers' corrections
-    c_scored: int = 0
-    c_total: float = 0.0
-    c_sq: float = 0.0
-    reviewed: int = 0
-
-    def add(self, status: str, score: float | None, corrected: float | str | None) -> None:
-        self.items += 1
-        if status == "scored" and score is not None:
-            self.scored += 1
-            self.total += score
-            self.sq += score * score
-            self.binary = self.binary and score in (0.0, 1.0)
-        elif status == "null":
-            self.null += 1
-        elif status == "unscored":
-            self.unscored += 1
-        else:
-            self.error += 1
-        value = score if status == "scored" else None
-        if corrected != "none":  # a review: its score replaces the raw one (None = no score)
-            self.reviewed += 1
-            value = corrected if not isinstance(corrected, str) else value
-        if value is not None:
-            self.c_scored += 1
-            self.c_total += value
-            self.c_sq += value * value
-            self.binary = self.binary and value in (0.0, 1.0)
-
-    @staticmethod
-    def _interval(n: int, total: float, sq: float, binary: bool) -> tuple[float, float] | None:
-        if n == 0:
-            return None
-        if binary:
-            return wilson(total, n)
-        mean = total / n
-        var = max(0.0, sq / n - mean * mean) * n / max(1, n - 1)
-        half = Z95 * math.sqrt(var / n)
-        return mean - half, mean + half
-
-    @property
-    def mean(self) -> float | None:
-        return self.total / self.scored if self.scored else None
-
-    @property
-    def ci(self) -> tuple[float, float] | None:
-        return self._interval(self.scored, self.total, self.sq, self.binary)
-
-    @property
-    def corrected_mean(self) -> float | None:
-        return self.c_total / self.c_scored if self.c_scored else None
-
-    @property
-    def corrected_ci(self) -> tuple[float, float] | None:
-        return self._interval(self.c_scored, self.c_total, self.c_sq, self.binary)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"items": self.items, "scored": self.scored, "mean": self.mean,
-                "ci95": list(self.ci) if self.ci else None,
-                "ci_method": "wilson" if self.binary else "normal",
-                "null": self.null, "unscored": self.unscored, "error": self.error,
-                "reviewed": self.reviewed, "corrected_mean": self.corrected_mean,
-                "corrected_ci95": list(self.corrected_ci) if self.corrected_ci else None}
+from .stats import percentile
+from .summary import Tally as Agg
 
 
 @dataclass

@@ -41,7 +41,7 @@ from .manifest import build_manifest
 from .otlp import endpoint_from_env, export_spans
 from .spec import ExperimentSpec, parse_spec
 from .stop import deferred_interrupt
-from .trace import Trace
+from .trace import Trace, to_datetime
 
 Sample = tuple[Item, Target, int]
 
@@ -270,7 +270,7 @@ class Runner:
                 "mode": self.capture.cfg.mode, "provider": snap.provider,
                 "instrument": snap.instrument, "market": snap.market, "query": snap.query,
                 "fetched_at": snap.fetched_at,
-                "answered_at": _dt(answered) if answered is not None else None,
+                "answered_at": to_datetime(answered) if answered is not None else None,
                 "gap_s": None if answered is None else round(
                     snap.fetched_at.timestamp() - answered, 3),
                 "status": snap.status, "message": snap.message,
@@ -302,7 +302,7 @@ class Runner:
                 "epoch": epoch, "text": answer.text, "error": answer.error,
                 "latency_s": answer.latency_s, "usage": answer.usage,
                 "extras": RawJSON(orjson.dumps(extras, default=str).decode()),
-                "started_at": _dt(t_start), "finished_at": _dt(t_end)}
+                "started_at": to_datetime(t_start), "finished_at": to_datetime(t_end)}
 
     async def _evaluate(self, ev: Evaluator, item: Item, answer: Answer, trace: Trace,
                         attrs: dict[str, Any], truth_failure: str | None = None) -> Score:
@@ -359,12 +359,6 @@ async def evaluate_one(ev: Evaluator, item: Item, answer: Answer) -> Score:
                      ev.name, ev.version)
 
 
-def _dt(t: float) -> Any:
-    from datetime import UTC, datetime
-
-    return datetime.fromtimestamp(t, UTC)
-
-
 def _check_fillable(targets: Sequence[Target], evaluators: Sequence[Evaluator],
                     items: Sequence[Item], path: str) -> None:
     """Every prompt a target or judge will send must be fillable before any call is made."""
@@ -414,9 +408,8 @@ async def run_experiment(engine: Engine, spec: ExperimentSpec | None, *,
         for a in repo.list_answers(engine, resume):
             prior_answers[(a["item_id"], a["target"], a["epoch"])] = Answer(
                 a["text"], a["extras"] or {}, a["usage"] or {}, a["latency_s"], None, a["error"])
-        for r in repo.list_results(engine, resume):
-            prior_results.setdefault((r["item_id"], r["target"], r["epoch"]), set()).add(
-                r["evaluator"])
+        for item_id, target, epoch, evaluator in repo.result_keys(engine, resume):
+            prior_results.setdefault((item_id, target, epoch), set()).add(evaluator)
     if spec is None:
         raise ConfigError("an experiment spec is needed to start a run")
     spec = apply_overrides(spec, overrides)

@@ -35,7 +35,8 @@ class Trace:
             "span_id": sid, "trace_id": self.trace_id,
             "parent_id": self.root if parent is None and sid != self.root else parent,
             "run_id": self.run_id, "item_id": self.item_id, "kind": kind, "name": name,
-            "start_at": _dt(start), "end_at": _dt(end) if end is not None else None,
+            "start_at": to_datetime(start),
+            "end_at": to_datetime(end) if end is not None else None,
             "status": status, "attributes": attributes or {}})
         return sid
 
@@ -56,5 +57,6 @@ class Trace:
         return rows
 
 
-def _dt(t: float) -> datetime:
+def to_datetime(t: float) -> datetime:
+    """Wall-clock seconds → an aware UTC datetime, as the store keeps times."""
     return datetime.fromtimestamp(t, UTC)

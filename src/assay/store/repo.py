@@ -249,3 +249,11 @@ def latest_reviews(engine: Engine, run_id: str) -> dict[tuple[str, str, int, str
         rows = conn.execute(select(reviews).where(reviews.c.run_id == run_id)
                             .order_by(reviews.c.id)).mappings().all()
     return {(r["item_id"], r["target"], r["epoch"], r["evaluator"]): dict(r) for r in rows}
+
+
+def result_keys(engine: Engine, run_id: str) -> list[tuple[str, str, int, str]]:
+    """(item, target, epoch, evaluator) of every stored result — what a resume skips."""
+    with engine.connect() as conn:
+        return [(r[0], r[1], r[2], r[3]) for r in conn.execute(
+            select(results.c.item_id, results.c.target, results.c.epoch, results.c.evaluator)
+            .where(results.c.run_id == run_id))]

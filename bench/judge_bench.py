@@ -81,20 +81,25 @@ def run_assay(tmp: Path, base_url: str, n: int, concurrency: int
     return wall, cpu, phase
 
 
-async def bare_loop(base_url: str, requests: list[list[dict[str, str]]],
+Messages = list[dict[str, str]]
+
+
+async def bare_loop(base_url: str, items: list[list[Messages]],
                     concurrency: int) -> tuple[float, float]:
+    """The openai SDK alone: per item, its calls in order; items under one semaphore."""
     from openai import AsyncOpenAI, DefaultAioHttpClient
 
     client = AsyncOpenAI(base_url=base_url, api_key="x", max_retries=0,
                          http_client=DefaultAioHttpClient())
     gate = asyncio.Semaphore(concurrency)
 
-    async def one(messages: list[dict[str, str]]) -> None:
+    async def one(calls: list[Messages]) -> None:
         async with gate:
-            await client.chat.completions.create(model="stub", messages=messages)  # type: ignore[arg-type]
+            for messages in calls:
+                await client.chat.completions.create(model="stub", messages=messages)  # type: ignore[arg-type]
 
     cpu0, t0 = time.process_time(), time.perf_counter()
-    await asyncio.gather(*(one(m) for m in requests))
+    await asyncio.gather(*(one(calls) for calls in items))
     wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     await client.close()
     return wall, cpu
@@ -126,10 +131,12 @@ def main() -> None:
                     (tmp / "items.json").write_text(json.dumps(items, ensure_ascii=False),
                                                     "utf-8")
                     if r % 2:
-                        b_wall, b_cpu = asyncio.run(bare_loop(url, requests, args.concurrency))
+                        b_wall, b_cpu = asyncio.run(bare_loop(url, [[m] for m in requests],
+                                                              args.concurrency))
                     a_wall, a_cpu, a_phase = run_assay(tmp, url, args.items, args.concurrency)
                     if not r % 2:
-                        b_wall, b_cpu = asyncio.run(bare_loop(url, requests, args.concurrency))
+                        b_wall, b_cpu = asyncio.run(bare_loop(url, [[m] for m in requests],
+                                                              args.concurrency))
             finally:
                 proc.kill()
             n = args.items

@@ -26,7 +26,7 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-from judge_bench import start_stub
+from judge_bench import bare_loop, start_stub
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "examples" / "finsearch_t1_sample.json"
@@ -58,27 +58,6 @@ def run_assay(tmp: Path, base_url: str, concurrency: int) -> tuple[float, float,
     return wall, ru.ru_utime + ru.ru_stime, phase, ru.ru_maxrss / 1024
 
 
-async def bare_loop(base_url: str, prompts: list[str], judge: list[list[dict[str, str]]],
-                    concurrency: int) -> tuple[float, float]:
-    from openai import AsyncOpenAI, DefaultAioHttpClient
-
-    client = AsyncOpenAI(base_url=base_url, api_key="x", max_retries=0,
-                         http_client=DefaultAioHttpClient())
-    gate = asyncio.Semaphore(concurrency)
-
-    async def one(prompt: str, messages: list[dict[str, str]]) -> None:
-        async with gate:
-            await client.chat.completions.create(
-                model="stub", messages=[{"role": "user", "content": prompt}])
-            await client.chat.completions.create(model="stub", messages=messages)  # type: ignore[arg-type]
-
-    cpu0, t0 = time.process_time(), time.perf_counter()
-    await asyncio.gather(*(one(p, m) for p, m in zip(prompts, judge, strict=True)))
-    wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
-    await client.close()
-    return wall, cpu
-
-
 def main() -> None:
     from assay.evaluators.judge.messages import build_messages
     from assay.evaluators.judge.templates import get_template
@@ -94,7 +73,9 @@ def main() -> None:
     template = get_template("finsearch-t1-judge")
     reply = '分析：一致。\n{"score": 1}'  # the stub's reply: the target's answer, then judged
     judge = [build_messages(template, it, reply) for it in items]
-    prompts = [str(it["prompt"]) for it in items]
+    # per item: the target's call (the prompt as is), then the judge's
+    calls = [[[{"role": "user", "content": str(it["prompt"])}], j]
+             for it, j in zip(items, judge, strict=True)]
     n = args.items
     print(f"{n} items × (1 target call + 1 judge call), concurrency {args.concurrency}, "
           f"{os.cpu_count()} cores")
@@ -109,11 +90,11 @@ def main() -> None:
                     (tmp / "items.json").write_text(json.dumps(items, ensure_ascii=False),
                                                     "utf-8")
                     if r % 2:
-                        b_wall, b_cpu = asyncio.run(bare_loop(url, prompts, judge,
+                        b_wall, b_cpu = asyncio.run(bare_loop(url, calls,
                                                               args.concurrency))
                     a_wall, a_cpu, a_phase, a_rss = run_assay(tmp, url, args.concurrency)
                     if not r % 2:
-                        b_wall, b_cpu = asyncio.run(bare_loop(url, prompts, judge,
+                        b_wall, b_cpu = asyncio.run(bare_loop(url, calls,
                                                               args.concurrency))
             finally:
                 proc.kill()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -90,3 +91,27 @@ def test_endpoint_from_the_environment_and_a_refusal(tmp_path: Path) -> None:
         assert "did not accept the spans" in r.stderr
     finally:
         refusing.stop()
+
+
+def test_spans_a_collector_refused_are_sent_on_resume_once(tmp_path: Path) -> None:
+    refusing = Collector(status=400).start()
+    accepting = Collector().start()
+    try:
+        spec(tmp_path, f"otlp: http://127.0.0.1:{refusing.port}/v1/traces\n")
+        r = run("run", "spec.yaml", cwd=tmp_path)
+        assert r.returncode == 0 and "OTLP export failed" in r.stderr
+        run_id = run_id_of(r.stdout)
+        env = {"OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{accepting.port}"}
+        # the run's spec names the refusing collector; point the resume at the working one
+        db = sqlite3.connect(tmp_path / ".assay" / "assay.db")
+        db.execute("UPDATE runs SET manifest = json_set(manifest, '$.spec.otlp', ?)",
+                   (f"http://127.0.0.1:{accepting.port}/v1/traces",))
+        db.commit()
+        r = run("run", "--resume", run_id, cwd=tmp_path, **env)
+        assert r.returncode == 0, r.stderr
+        assert "20 spans sent" in r.stderr and len(accepting.spans) == 20
+        r = run("run", "--resume", run_id, cwd=tmp_path, **env)
+        assert "0 spans sent" in r.stderr and len(accepting.spans) == 20  # none twice
+    finally:
+        refusing.stop()
+        accepting.stop()

@@ -18,6 +18,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -389,11 +390,11 @@ async def run_experiment(engine: Engine, spec: ExperimentSpec | None, *,
                          progress: Progress | None = None) -> RunResult:
     overrides = overrides or Overrides()
     progress = progress or Progress()
-    began = repo.now()
     run_id = resume or "r-" + uuid.uuid4().hex[:12]
     prior_answers: dict[tuple[str, str, int], Answer] = {}
     prior_results: dict[tuple[str, str, int], set[str]] = {}
     resumed_version: str | None = None
+    exported_until: str | None = None  # newest span already sent over OTLP, for this run
     if resume is not None:
         row = repo.get_run(engine, resume)
         if row is None:
@@ -403,6 +404,7 @@ async def run_experiment(engine: Engine, spec: ExperimentSpec | None, *,
                               "can be resumed")
         manifest = row["manifest"]
         resumed_version = row["dataset_id"]
+        exported_until = (row["summary"] or {}).get("otlp_exported_until")
         spec = parse_spec(manifest["spec"], Path(manifest["spec_path"]))
         overrides = Overrides(**manifest.get("overrides", {}))
         for a in repo.list_answers(engine, resume):
@@ -496,7 +498,8 @@ async def run_experiment(engine: Engine, spec: ExperimentSpec | None, *,
             summary = summarize(engine, run_id, {it.id: it for it in chosen}, spec.group_by)
             repo.finish_run(engine, run_id, status, {
                 "samples": progress.total, "samples_done": progress.done,
-                **summary.as_dict()})
+                **summary.as_dict(), **({"otlp_exported_until": exported_until}
+                                        if exported_until else {})})
     finally:
         for t in targets:
             await t.close()
@@ -504,10 +507,17 @@ async def run_experiment(engine: Engine, spec: ExperimentSpec | None, *,
     result = RunResult(run_id, status, spec, progress.total, progress.done, summary)
     endpoint = spec.otlp or endpoint_from_env()
     if endpoint:
-        rows = [s for s in repo.list_spans(engine, run_id) if _aware(s["start_at"]) >= began]
+        # every span not sent yet: a run killed before its export, or whose collector refused
+        # it, sends its earlier spans with the next resume; none is sent twice
+        since = datetime.fromisoformat(exported_until) if exported_until else None
+        rows = [s for s in repo.list_spans(engine, run_id)
+                if since is None or _aware(s["start_at"]) > since]
         try:
             sent = await asyncio.to_thread(export_spans, rows, endpoint, run_id=run_id)
             result.otlp = f"{sent} spans sent to {endpoint}"
+            if rows:
+                newest = max(_aware(s["start_at"]) for s in rows).isoformat()
+                repo.merge_summary(engine, run_id, {"otlp_exported_until": newest})
         except ConfigError as exc:  # the run is stored; a collector's refusal is reported
             result.otlp = f"OTLP export failed: {exc}"
     return result

@@ -130,6 +130,13 @@ def write_rows(engine: Engine, rows: dict[str, list[dict[str, Any]]]) -> None:
                 _insert(conn, tables[name], rows[name])
 
 
+def merge_summary(engine: Engine, run_id: str, extra: dict[str, Any]) -> None:
+    with engine.begin() as conn:
+        current = conn.execute(select(runs.c.summary).where(runs.c.id == run_id)).scalar()
+        conn.execute(update(runs).where(runs.c.id == run_id).values(
+            summary={**(current or {}), **extra}))
+
+
 def set_run_status(engine: Engine, run_id: str, status: str) -> None:
     with engine.begin() as conn:
         conn.execute(update(runs).where(runs.c.id == run_id).values(status=status,

@@ -21,3 +21,25 @@ def openai_server():  # type: ignore[no-untyped-def]
     server = OpenAIServer().start()
     yield server
     server.stop()
+
+
+def wait_for_results(db_path: Path, at_least: int, timeout_s: float = 60.0) -> int:
+    """Poll a store being written by another process until it holds `at_least` results (or
+    the time is up); returns how many it holds."""
+    import sqlite3
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    done = 0
+    while time.monotonic() < deadline:
+        time.sleep(0.05)
+        if not db_path.exists():
+            continue
+        try:
+            with sqlite3.connect(db_path) as db:
+                done = db.execute("SELECT count(*) FROM results").fetchone()[0]
+        except sqlite3.OperationalError:  # not migrated yet, or locked for a moment
+            continue
+        if done >= at_least:
+            break
+    return int(done)

@@ -9,14 +9,13 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.agent_server import AgentServer
-from tests.conftest import SAMPLE
+from tests.conftest import SAMPLE, wait_for_results
 from tests.openai_server import OpenAIServer
 
 ASSAY = str(Path(sys.executable).parent / "assay")
@@ -121,18 +120,7 @@ def test_sigkill_then_resume_repeats_no_finished_work(project: Path,
     proc = subprocess.Popen([ASSAY, "run", "spec.yaml", "-q"], cwd=project, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     db_path = project / ".assay" / "assay.db"
-    deadline = time.monotonic() + 60
-    done = 0
-    while time.monotonic() < deadline:
-        time.sleep(0.05)
-        if db_path.exists():
-            try:
-                done = sqlite3.connect(db_path).execute(
-                    "SELECT count(*) FROM results").fetchone()[0]
-            except sqlite3.OperationalError:
-                continue
-            if done >= 40:
-                break
+    wait_for_results(db_path, 40)
     proc.send_signal(signal.SIGKILL)
     proc.wait(10)
     db = sqlite3.connect(db_path)
@@ -313,14 +301,7 @@ def test_ctrl_c_marks_the_run_interrupted_and_resume_finishes_it(
     proc = subprocess.Popen([ASSAY, "run", "spec.yaml", "-q"], cwd=project, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     db_path = project / ".assay" / "assay.db"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        time.sleep(0.05)
-        try:
-            if sqlite3.connect(db_path).execute("SELECT count(*) FROM results").fetchone()[0]:
-                break
-        except sqlite3.OperationalError:
-            continue
+    wait_for_results(db_path, 1)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err

@@ -8,10 +8,9 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-from tests.conftest import SAMPLE
+from tests.conftest import SAMPLE, wait_for_results
 
 ASSAY = str(Path(sys.executable).parent / "assay")
 
@@ -127,16 +126,7 @@ def test_interrupted_score_keeps_finished_results(tmp_path: Path) -> None:
     proc = subprocess.Popen([ASSAY, "score", str(data), "--out", str(out)], cwd=tmp_path,
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     db_path = tmp_path / ".assay" / "assay.db"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:  # wait until some batches are committed
-        time.sleep(0.2)
-        if db_path.exists():
-            try:
-                with sqlite3.connect(db_path) as db:
-                    if db.execute("SELECT count(*) FROM results").fetchone()[0] >= 4000:
-                        break
-            except sqlite3.OperationalError:
-                continue
+    wait_for_results(db_path, 4000)  # some batches are committed
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err

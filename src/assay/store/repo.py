@@ -143,22 +143,26 @@ def set_run_status(engine: Engine, run_id: str, status: str) -> None:
                                                                      finished_at=None))
 
 
-def list_answers(engine: Engine, run_id: str, item_id: str | None = None
-                 ) -> list[dict[str, Any]]:
-    q = select(answers).where(answers.c.run_id == run_id)
+def _run_rows(engine: Engine, table: Table, run_id: str, item_id: str | None,
+              order_by: Any = None) -> list[dict[str, Any]]:
+    """A run's rows of one table (answers, spans, truth snapshots), or one item's."""
+    q = select(table).where(table.c.run_id == run_id)
     if item_id is not None:
-        q = q.where(answers.c.item_id == item_id)
+        q = q.where(table.c.item_id == item_id)
+    if order_by is not None:
+        q = q.order_by(order_by)
     with engine.connect() as conn:
         return [dict(r) for r in conn.execute(q).mappings().all()]
 
 
+def list_answers(engine: Engine, run_id: str, item_id: str | None = None
+                 ) -> list[dict[str, Any]]:
+    return _run_rows(engine, answers, run_id, item_id)
+
+
 def list_spans(engine: Engine, run_id: str, item_id: str | None = None
                ) -> list[dict[str, Any]]:
-    q = select(spans).where(spans.c.run_id == run_id)
-    if item_id is not None:
-        q = q.where(spans.c.item_id == item_id)
-    with engine.connect() as conn:
-        return [dict(r) for r in conn.execute(q.order_by(spans.c.start_at)).mappings().all()]
+    return _run_rows(engine, spans, run_id, item_id, spans.c.start_at)
 
 
 def list_runs(engine: Engine, limit: int = 50) -> list[dict[str, Any]]:
@@ -215,11 +219,7 @@ def result_scores(engine: Engine, run_id: str) -> list[tuple[Any, ...]]:
 
 def list_truth(engine: Engine, run_id: str, item_id: str | None = None
                ) -> list[dict[str, Any]]:
-    q = select(truth_snapshots).where(truth_snapshots.c.run_id == run_id)
-    if item_id is not None:
-        q = q.where(truth_snapshots.c.item_id == item_id)
-    with engine.connect() as conn:
-        return [dict(r) for r in conn.execute(q).mappings().all()]
+    return _run_rows(engine, truth_snapshots, run_id, item_id)
 
 
 def add_review(engine: Engine, *, run_id: str, item_id: str, evaluator: str,

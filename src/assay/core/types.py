@@ -20,6 +20,9 @@ class ScoreStatus(StrEnum):
     NULL = "null"  # no ground truth to judge against
     UNSCORED = "unscored"  # the judge's output could not be used
     ERROR = "error"  # the evaluator itself failed (bad config, bad data)
+    # a code evaluator found two readings of the answer that decide differently: it says so,
+    # with the candidates in the evidence, and never guesses; hybrids hand these to an LLM
+    ABSTAINED = "abstained"
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +61,32 @@ class Score:
     evaluator_version: str
     full_score: tuple[float, float] = (0.0, 1.0)
     evidence: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def error(cls, reason: str, evaluator: str, version: str, *,
+              evidence: dict[str, Any] | None = None) -> Score:
+        """The evaluator failed (bad config, bad data, no answer): no value, never a 0."""
+        return cls(None, ScoreStatus.ERROR, reason, evaluator, version, evidence=evidence or {})
+
+    @classmethod
+    def null(cls, reason: str, evaluator: str, version: str, *,
+             evidence: dict[str, Any] | None = None) -> Score:
+        """No ground truth to judge against."""
+        return cls(None, ScoreStatus.NULL, reason, evaluator, version, evidence=evidence or {})
+
+    @classmethod
+    def unscored(cls, reason: str, evaluator: str, version: str, *,
+                 evidence: dict[str, Any] | None = None) -> Score:
+        """The judge's output could not be used."""
+        return cls(None, ScoreStatus.UNSCORED, reason, evaluator, version,
+                   evidence=evidence or {})
+
+    @classmethod
+    def abstain(cls, reason: str, evaluator: str, version: str, *,
+                candidates: list[Any], evidence: dict[str, Any] | None = None) -> Score:
+        """A code evaluator could not decide: the candidate readings go in the evidence."""
+        return cls(None, ScoreStatus.ABSTAINED, reason, evaluator, version,
+                   evidence={**(evidence or {}), "candidates": candidates})
 
     def as_record(self, item_id: str) -> dict[str, Any]:
         """The JSON-lines shape `assay score --out` writes."""

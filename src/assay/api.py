@@ -25,7 +25,8 @@ from typing import Any
 import orjson
 
 from assay.core.errors import ConfigError
-from assay.runner.experiment import Progress, run_experiment
+from assay.runner.execute import run_experiment
+from assay.runner.pipeline import Progress
 from assay.runner.spec import DatasetSpec, EvaluatorSpec, ExperimentSpec, TargetSpec
 from assay.store import repo
 from assay.store.db import open_engine

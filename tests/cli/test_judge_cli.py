@@ -267,7 +267,7 @@ def test_ctrl_c_during_judging_keeps_what_finished(project: Path,
     lines = (project / "o.jsonl").read_text("utf-8").splitlines()
     assert status == "interrupted"
     # every request that was made is a stored result: items in flight finished and were written
-    assert stored == len(lines) == json.loads(summary)["items_done"]
+    assert stored == len(lines) == json.loads(summary)["samples_done"]
     assert stored == len(openai_server.requests) and 40 <= stored < 400
 
 

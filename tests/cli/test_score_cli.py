@@ -39,7 +39,7 @@ def test_score_sample_writes_jsonl_and_store(tmp_path: Path) -> None:
     assert db.execute("SELECT count(*) FROM results").fetchone()[0] == len(items)
     status, summary = db.execute("SELECT status, summary FROM runs").fetchone()
     assert status == "finished"
-    assert json.loads(summary)["items_done"] == len(items)
+    assert json.loads(summary)["samples_done"] == len(items)
     manifest = json.loads(db.execute("SELECT manifest FROM runs").fetchone()[0])
     assert manifest["evaluators"][0]["name"] == "finance-rubric"
     assert len(manifest["dataset"]["version"]) == 16
@@ -136,34 +136,54 @@ def test_interrupted_score_keeps_finished_results(tmp_path: Path) -> None:
         stored = db.execute("SELECT count(*) FROM results").fetchone()[0]
     assert status == "interrupted"
     assert 4000 <= stored < len(big)
-    assert json.loads(summary)["items_done"] == stored
+    assert json.loads(summary)["samples_done"] == stored
     assert len(out.read_text(encoding="utf-8").splitlines()) == stored
 
 
 def test_an_evaluator_crash_costs_one_item_not_the_run(tmp_path: Path) -> None:
-    from assay.core.types import Answer, Item, Score
+    import asyncio
+
+    from assay.core.types import Answer, Item, Score, TruthSnapshot
     from assay.datasets.loader import load_dataset
-    from assay.runner.score import score_dataset
-    from assay.store.db import open_engine
+    from assay.evaluators.base import CodeEvaluator
+    from assay.runner.pipeline import Progress, SamplePipeline, Work
+    from assay.targets.recorded import RecordedTarget
 
-    class Flaky:
+    class Flaky(CodeEvaluator):
         name = "flaky"
-        requires: tuple[str, ...] = ()
-        version = "1"
+        version = "1"  # type: ignore[assignment]
 
-        def evaluate(self, item: Item, answer: Answer) -> Score:
+        def check(self, item: Item, answer: Answer,
+                  truth: TruthSnapshot | None = None) -> Score:
             if item.id == "b":
                 raise ZeroDivisionError("division by zero")
             from assay.core.types import ScoreStatus
             return Score(1.0, ScoreStatus.SCORED, "ok", "flaky", "1")
 
+    class Keep:
+        def __init__(self) -> None:
+            self.rows: list[dict[str, object]] = []
+
+        async def commit(self, *, sample_done: bool = True, **rows: list) -> None:
+            self.rows.extend(rows.get("results", []))
+
+        async def close(self) -> None:
+            pass
+
     data = tmp_path / "d.jsonl"
     data.write_text('{"id": "a", "response": "x"}\n{"id": "b", "response": "y"}\n',
                     encoding="utf-8")
     ds = load_dataset(data, id_field="id")
-    run = score_dataset(open_engine(f"sqlite:///{tmp_path / 'a.db'}"), ds, [Flaky()],
-                        lambda it: Answer(it.fields["response"]), keep_records=True)
-    assert run.status == "finished"
-    assert [(r["item_id"], r["status"], r["reason"]) for r in run.records] == [
+    keep = Keep()
+    pipeline = SamplePipeline("r-test", evaluators=[Flaky()], writer=keep,
+                              progress=Progress())
+    target = RecordedTarget("recorded")
+
+    async def go() -> None:
+        for item in ds.items:
+            await pipeline.sample(Work(item, target, 0))
+
+    asyncio.run(go())
+    assert [(r["item_id"], r["status"], r["reason"]) for r in keep.rows] == [
         ("a", "scored", "ok"),
         ("b", "error", "evaluator failed: ZeroDivisionError: division by zero")]

@@ -63,9 +63,11 @@ def test_spans_go_to_the_configured_endpoint(tmp_path: Path, collector: Collecto
     r = run("run", "spec.yaml", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     run_id = run_id_of(r.stdout)
-    assert f"20 spans sent to http://127.0.0.1:{collector.port}/v1/traces" in r.stderr
+    # recorded answers judged against the items' own truth: nothing was called or fetched, so
+    # each trace is the sample and its evaluator; the root says where answer and truth came from
+    assert f"10 spans sent to http://127.0.0.1:{collector.port}/v1/traces" in r.stderr
     names = sorted(s.name.split()[0] for s in collector.spans)
-    assert names == ["evaluator"] * 5 + ["sample"] * 5 + ["target"] * 5 + ["truth"] * 5
+    assert names == ["evaluator"] * 5 + ["sample"] * 5
     by_id = {s.span_id: s for s in collector.spans}
     roots = [s for s in collector.spans if not s.parent_span_id]
     assert len(roots) == 5
@@ -75,6 +77,8 @@ def test_spans_go_to_the_configured_endpoint(tmp_path: Path, collector: Collecto
             assert parent.name.startswith("sample") and parent.trace_id == s.trace_id
     attrs = {a.key: a.value for a in roots[0].attributes}
     assert attrs["assay.run_id"].string_value == run_id
+    assert attrs["assay.answer"].string_value == "recorded (recorded)"
+    assert attrs["assay.truth"].string_value == "item field 'ground_truth'"
     assert collector.resources[0]["service.name"] == "assay"
     assert all(s.end_time_unix_nano >= s.start_time_unix_nano > 1.7e18
                for s in collector.spans)
@@ -109,9 +113,9 @@ def test_spans_a_collector_refused_are_sent_on_resume_once(tmp_path: Path) -> No
         db.commit()
         r = run("run", "--resume", run_id, cwd=tmp_path, **env)
         assert r.returncode == 0, r.stderr
-        assert "20 spans sent" in r.stderr and len(accepting.spans) == 20
+        assert "10 spans sent" in r.stderr and len(accepting.spans) == 10
         r = run("run", "--resume", run_id, cwd=tmp_path, **env)
-        assert "0 spans sent" in r.stderr and len(accepting.spans) == 20  # none twice
+        assert "0 spans sent" in r.stderr and len(accepting.spans) == 10  # none twice
     finally:
         refusing.stop()
         accepting.stop()

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from assay.core.errors import ConfigError
+from assay.core.types import Item
 from assay.datasets.loader import load_dataset
-from assay.runner.experiment import select_items
+from assay.datasets.select import select_items
 from assay.runner.spec import load_spec
 from tests.conftest import SAMPLE
 
@@ -90,15 +91,20 @@ def test_spec_errors_name_file_line_and_field(tmp_path: Path, text: str, message
 def test_selection_filters_samples_with_a_seed_and_limits(tmp_path: Path) -> None:
     spec = load_spec(write(tmp_path, GOOD))
     ds = load_dataset(SAMPLE)
-    chosen = select_items(ds, spec, None)
+
+    def pick(limit: int | None = None) -> list[Item]:
+        d = spec.dataset
+        return select_items(ds.items, filter=d.filter, sample=d.sample, seed=d.seed,
+                            limit=limit or d.limit)
+
+    chosen = pick()
     kinds = {it.fields["answer_kind"] for it in chosen}
     assert len(chosen) == 10 and kinds <= {"right", "stale"}
-    assert [it.id for it in chosen] == [it.id for it in select_items(ds, spec, None)]
+    assert [it.id for it in chosen] == [it.id for it in pick()]
     order = [it.id for it in ds.items]
     assert [order.index(i.id) for i in chosen] == sorted(order.index(i.id) for i in chosen)
     spec.dataset.seed = 4
-    assert [it.id for it in select_items(ds, spec, None)] != [it.id for it in chosen]
-    assert [it.id for it in select_items(ds, spec, 3)] == [it.id for it in
-                                                           select_items(ds, spec, None)[:3]]
+    assert [it.id for it in pick()] != [it.id for it in chosen]
+    assert [it.id for it in pick(3)] == [it.id for it in pick()[:3]]
     pool = [it for it in ds.items if it.fields["answer_kind"] in ("right", "stale")]
     assert len(pool) == 45

@@ -38,8 +38,8 @@ def _root(version: Annotated[bool, typer.Option("--version", callback=_version,
 
 @app.command()
 def score(
-    dataset: Annotated[Path, typer.Argument(help="Items: .json (FinSearchComp), .jsonl, .csv, "
-                                            ".xlsx or .parquet.")],
+    dataset: Annotated[Path | None, typer.Argument(
+        help="Items: .json (FinSearchComp), .jsonl, .csv, .xlsx or .parquet.")] = None,
     responses: Annotated[Path | None, typer.Option(
         "--responses", help="Answers in a separate JSONL/CSV keyed by item id.")] = None,
     evaluator: Annotated[list[str] | None, typer.Option(
@@ -69,13 +69,15 @@ def score(
     jury: Annotated[str | None, typer.Option(
         "--jury", help="Combine the model judges into one more score: majority or mean.")]
         = None,
+    resume: Annotated[str | None, typer.Option(
+        "--resume", help="Continue an interrupted score run (no DATASET needed).")] = None,
     db: DbOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Score answers that already exist, e.g. with the executable finance rubric."""
     from .score_cmd import run_score
 
-    code = run_score(dataset=dataset, responses=responses,
+    code = run_score(dataset=dataset, responses=responses, resume=resume,
                      evaluators=evaluator or ["finance-rubric"], out=out, fields=field or [],
                      id_field=id_field, response_field=response_field, fail_under=fail_under,
                      group_by=by, db=db, quiet=quiet, judge_model=judge_model,

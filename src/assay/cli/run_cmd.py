@@ -12,7 +12,9 @@ from rich.text import Text
 from sqlalchemy import Engine
 
 from assay.core.errors import ConfigError
-from assay.runner.experiment import Overrides, Progress, RunResult, run_experiment
+from assay.runner.execute import RunResult, run_experiment
+from assay.runner.overrides import Overrides
+from assay.runner.pipeline import Progress
 from assay.runner.spec import ExperimentSpec, load_spec
 from assay.store import repo
 from assay.store.db import open_engine, redact, resolve_url

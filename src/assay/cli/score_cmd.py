@@ -1,86 +1,65 @@
-"""`assay score`: load, evaluate, store, print the summary."""
+"""`assay score`: load, evaluate, store, print the summary — a run of recorded answers."""
 
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
+from rich.progress import Progress as Bar
 from rich.table import Table
 
 from assay.core.errors import ConfigError
-from assay.core.types import Answer, Item
-from assay.datasets.loader import load_dataset, parse_field_map
-from assay.evaluators.build import EvaluatorFactory
+from assay.datasets.loader import parse_field_map
 from assay.report.summary import Summary, Tally
-from assay.runner.answers import answer_from_item, load_responses
-from assay.runner.score import ascore_dataset
+from assay.runner.pipeline import Progress
+from assay.runner.score import score, score_spec
 from assay.store.db import open_engine, redact, resolve_url
 
 
-def run_score(*, dataset: Path, responses: Path | None, evaluators: list[str],
+def run_score(*, dataset: Path | None, responses: Path | None, evaluators: list[str],
               out: Path | None, fields: list[str], id_field: str | None, response_field: str,
               fail_under: float | None, db: str | None, quiet: bool,
               group_by: str = "label", judge_model: str | None = None,
               use_cache: bool = True, models_file: Path | None = None,
-              jury: str | None = None) -> int:
-    return asyncio.run(_run_score(jury=jury,
-        dataset=dataset, responses=responses, evaluators=evaluators, out=out, fields=fields,
-        id_field=id_field, response_field=response_field, fail_under=fail_under, db=db,
-        quiet=quiet, group_by=group_by, judge_model=judge_model, use_cache=use_cache,
-        models_file=models_file))
-
-
-async def _run_score(*, dataset: Path, responses: Path | None, evaluators: list[str],
-                     out: Path | None, fields: list[str], id_field: str | None,
-                     response_field: str, fail_under: float | None, db: str | None,
-                     quiet: bool, group_by: str, judge_model: str | None, use_cache: bool,
-                     models_file: Path | None, jury: str | None) -> int:
+              jury: str | None = None, resume: str | None = None) -> int:
     # A pipe or file gets full-width tables (Rich would squeeze long labels to 80 columns).
     console = Console(stderr=False)
     if not console.is_terminal:
         console = Console(stderr=False, width=160)
-    ds = load_dataset(dataset, field_map=parse_field_map(fields), id_field=id_field)
-    if responses is not None:
-        table = load_responses(responses)
-        source = f"file:{responses}"
-
-        def answers(item: Item) -> Answer | None:
-            return table.get(item.id)
-    else:
-        if ds.items and all(answer_from_item(it, response_field) is None for it in ds.items):
-            raise ConfigError(
-                f"{dataset}: no item has a '{response_field}' field; give answers with "
-                f"--responses FILE or map a column with --field {response_field}=COLUMN")
-        source = f"field:{response_field}"
-
-        def answers(item: Item) -> Answer | None:
-            return answer_from_item(item, response_field)
-
+    spec = None
+    if resume is None:
+        if dataset is None:
+            raise ConfigError("give a DATASET to score, or --resume RUN")
+        spec = score_spec(dataset, evaluators, responses=responses,
+                          response_field=response_field, fields=parse_field_map(fields),
+                          id_field=id_field, group_by=group_by, judge_model=judge_model,
+                          jury=jury)
+    elif dataset is not None:
+        raise ConfigError("--resume continues a run as it was started: give no DATASET")
     engine = open_engine(db)
-    builder = EvaluatorFactory(engine, judge_model=judge_model, use_cache=use_cache,
-                               models_file=models_file)
-    try:
-        evs = [builder.build(name) for name in evaluators]
-        total = len(ds.items)
-        with Progress(TextColumn("scoring"), BarColumn(), MofNCompleteColumn(),
-                      TimeRemainingColumn(), console=Console(stderr=True),
-                      disable=quiet or (total < 5000 and not builder.clients),
-                      transient=True) as bar:
-            task = bar.add_task("score", total=total)
-            run = await ascore_dataset(
-                engine, ds, evs, answers, out=out, answer_source=source, group_by=group_by,
-                progress=lambda n: bar.advance(task, n),
-                manifest_extra={"models": builder.public_models()} if builder.clients else None,
-                jury=jury)
-    finally:
-        await builder.close()
-    _print_summary(console, run.run_id, ds.name, total, run.summary, group_by)
+    with Bar(TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+             console=Console(stderr=True), disable=quiet, transient=True) as bar:
+        task = bar.add_task("score", total=None)
+        shown = [0.0]
+
+        def show(p: Progress) -> None:
+            now = time.monotonic()  # a redraw costs more than scoring an item: 10 a second
+            if now - shown[0] >= 0.1 or p.done == p.total:
+                shown[0] = now
+                bar.update(task, total=p.total, completed=p.done)
+
+        run = asyncio.run(score(engine, spec, out=out, resume=resume, models_file=models_file,
+                                use_cache=use_cache, progress=None if quiet else show))
+    _print_summary(console, run.run_id, run.dataset_name, run.total, run.summary,
+                   run.spec.group_by)
     if run.status == "interrupted":
         Console(stderr=True).print(
-            f"interrupted: finished results are kept ({run.done} of {total} items); run "
-            f"{run.run_id} is marked interrupted")
+            f"interrupted: finished results are kept ({run.done} of {run.total} items); run "
+            f"{run.run_id} is marked interrupted; continue with: assay score --resume "
+            f"{run.run_id}")
         return 130
     console.print(f"run [bold]{run.run_id}[/] stored in {redact(resolve_url(db))}"
                   + (f"; scores written to {out}" if out else ""))

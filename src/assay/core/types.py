@@ -7,6 +7,7 @@ throughput (see DESIGN.md), so construction must stay cheap.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -37,6 +38,10 @@ class Item:
     def get(self, name: str, default: Any = None) -> Any:
         return self.fields.get(name, default)
 
+    def with_field(self, name: str, value: Any) -> Item:
+        """The same item with one field replaced (e.g. `ground_truth` by a captured payload)."""
+        return Item(self.id, {**self.fields, name: value}, self.dataset_version, self.line)
+
 
 @dataclass(frozen=True, slots=True)
 class Answer:
@@ -51,6 +56,19 @@ class Answer:
 
 
 @dataclass(frozen=True, slots=True)
+class Step:
+    """A timed sub-step of an evaluation (a judge's render, each model request, the parse),
+    which the pipeline turns into child spans of the evaluator's span. Wall-clock seconds."""
+
+    kind: str
+    name: str
+    start: float
+    end: float | None
+    status: str = "ok"
+    attributes: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
 class Score:
     """One evaluator's verdict on one answer, with everything needed to explain it."""
 
@@ -61,6 +79,7 @@ class Score:
     evaluator_version: str
     full_score: tuple[float, float] = (0.0, 1.0)
     evidence: dict[str, Any] = field(default_factory=dict)
+    steps: tuple[Step, ...] = ()
 
     @classmethod
     def error(cls, reason: str, evaluator: str, version: str, *,
@@ -125,6 +144,14 @@ class TruthSnapshot:
     # What evaluators receive as `ground_truth`: the source's own row where judges know that
     # shape (AKShare columns, Wind RT_* fields), else {"data": {normalised fields}}.
     payload: Any = None
+
+    def payload_text(self) -> str:
+        """The payload as judges and the rubric read `ground_truth`: the source's text, or
+        its JSON."""
+        payload = self.payload if self.payload is not None else {}
+        if isinstance(payload, str):
+            return payload
+        return json.dumps(payload, ensure_ascii=False, default=str)
 
     def as_record(self) -> dict[str, Any]:
         return {"provider": self.provider, "instrument": self.instrument, "market": self.market,

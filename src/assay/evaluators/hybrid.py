@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.core.types import Answer, Item, Score, ScoreStatus
+from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
 
-from .judge.evaluator import ask
+from .judge.evaluator import ask, request_steps
 from .judge.parse import json_objects
 from .rubric import fields as F
 from .rubric.binding import Bound
@@ -37,6 +37,7 @@ Answer:
 
 class FinanceHybrid:
     version = "hybrid-1"
+    deterministic = False
 
     def __init__(self, client: Any, cache: Any = None) -> None:
         self.client = client
@@ -45,10 +46,20 @@ class FinanceHybrid:
         self.name = f"finance-hybrid@{client.cfg.name}"
         self.requires = self.rubric.requires
 
-    def evaluate(self, item: Item, answer: Answer) -> Score:
-        raise TypeError("finance-hybrid calls a model: use aevaluate")
+    @property
+    def concurrency(self) -> int:
+        return int(self.client.cfg.max_concurrency)
 
-    async def aevaluate(self, item: Item, answer: Answer) -> Score:
+    def prompts(self, item: Item, answer: Answer) -> list[dict[str, str]] | None:
+        return None  # its prompt is built from the rubric's reading; it always fills
+
+    async def close(self) -> None:
+        return None  # the client is shared and closed by whoever built it
+
+    async def evaluate(self, item: Item, answer: Answer,
+                       truth: TruthSnapshot | None = None) -> Score:
+        if truth is not None:
+            item = item.with_field("ground_truth", truth.payload_text())
         prepared = self.rubric.prepare(item, answer)
         if isinstance(prepared, Score):  # the rules decide without reading values
             return self._named(prepared, {})
@@ -79,8 +90,11 @@ class FinanceHybrid:
             evidence["extraction"] = extraction
             if "cost" in extraction:
                 evidence["cost"] = extraction["cost"]
+        model = extraction.get("model")
+        steps = request_steps(extraction.get("attempts") or [],
+                              str(model.get("name", "")) if isinstance(model, dict) else "")
         return Score(score.value, score.status, score.reason, self.name, self.version,
-                     score.full_score, evidence)
+                     score.full_score, evidence, tuple(steps))
 
 
 def _values(reply: str, answer: str, required: set[str]

@@ -9,6 +9,7 @@ headers come from OTEL_EXPORTER_OTLP_HEADERS, read by the exporter; Assay stores
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -16,7 +17,11 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
+from sqlalchemy import Engine
+
 from assay.core.errors import ConfigError
+from assay.store import repo
+from assay.store.rows import aware
 
 BATCH = 512
 
@@ -97,3 +102,21 @@ def export_spans(rows: Iterable[dict[str, Any]], endpoint: str, *,
     finally:
         exporter.shutdown()  # type: ignore[no-untyped-call]
     return sent
+
+
+async def export_new_spans(engine: Engine, run_id: str, endpoint: str,
+                           exported_until: str | None) -> str:
+    """Send every span of the run not sent yet: a run killed before its export, or whose
+    collector refused it, sends its earlier spans with the next resume; none is sent twice.
+    Returns what happened, for the run's report (a refusal does not fail the stored run)."""
+    since = datetime.fromisoformat(exported_until) if exported_until else None
+    rows = [s for s in repo.list_spans(engine, run_id)
+            if since is None or aware(s["start_at"]) > since]
+    try:
+        sent = await asyncio.to_thread(export_spans, rows, endpoint, run_id=run_id)
+    except ConfigError as exc:
+        return f"OTLP export failed: {exc}"
+    if rows:
+        newest = max(aware(s["start_at"]) for s in rows).isoformat()
+        repo.merge_summary(engine, run_id, {"otlp_exported_until": newest})
+    return f"{sent} spans sent to {endpoint}"

@@ -1,7 +1,8 @@
 """`assay replay` (可执行): recompute a run's scores from what it stored — items, answers, the
-ground truth in the items — without calling any target, and say per evaluator how many
-reproduce. Code evaluators must reproduce every score; model judges show their drift, read
-from the response cache (same request, same reply) or asked again with `fresh`."""
+ground truth captured for each sample (or the items' own) — without calling any target, and
+say per evaluator how many reproduce. Code evaluators must reproduce every score; model judges
+show their drift, read from the response cache (same request, same reply) or asked again with
+`fresh`."""
 
 from __future__ import annotations
 
@@ -16,9 +17,9 @@ from assay.core.errors import ConfigError
 from assay.core.types import Answer
 from assay.evaluators.build import EvaluatorFactory
 from assay.store import repo
-from assay.truth.capture import with_truth
+from assay.store.rows import truth_from_row
 
-from .experiment import evaluate_one, truth_from_row
+from .evaluate import evaluate
 
 JURY_PREFIX = "jury-"
 
@@ -74,7 +75,10 @@ async def replay_run(engine: Engine, run_id: str, *, fresh: bool = False,
     # a live or snapshot run was judged against what it captured, not the item's own field
     truths = {(t["item_id"], t["target"], t["epoch"]): truth_from_row(t)
               for t in repo.list_truth(engine, run_id)}
-    factory = EvaluatorFactory(engine, models_file=models_file, fresh=fresh)
+    spec = manifest.get("spec")
+    spec = spec if isinstance(spec, dict) else {}
+    factory = EvaluatorFactory(engine, models_file=models_file, fresh=fresh,
+                               judge_model=spec.get("judge_model"))
     report = ReplayReport(run_id, [])
     try:
         evaluators = {}
@@ -88,7 +92,7 @@ async def replay_run(engine: Engine, run_id: str, *, fresh: bool = False,
         per: dict[str, Replayed] = {}
         for name, ev in evaluators.items():
             versions = {r["evaluator_version"] for r in stored if r["evaluator"] == name}
-            per[name] = Replayed(name, not hasattr(ev, "aevaluate"),
+            per[name] = Replayed(name, ev.deterministic,
                                  version_changed=bool(versions - {ev.version}))
         gate = asyncio.Semaphore(concurrency)
 
@@ -100,12 +104,10 @@ async def replay_run(engine: Engine, run_id: str, *, fresh: bool = False,
             if item is None or a is None or a["error"] is not None:
                 return  # nothing was evaluated for this sample: the target failed
             snap = truths.get((r["item_id"], r["target"], r["epoch"]))
-            if snap is not None:
-                if snap.status == "error":
-                    return  # nothing was evaluated: the ground truth could not be fetched
-                item = with_truth(item, snap)
+            if snap is not None and snap.status == "error":
+                return  # nothing was evaluated: the ground truth could not be fetched
             async with gate:
-                score = await evaluate_one(ev, item, Answer(a["text"]))
+                score = await evaluate(ev, item, Answer(a["text"]), snap)
             out.compared += 1
             if score.value == r["score"] and str(score.status) == r["status"]:
                 out.reproduced += 1

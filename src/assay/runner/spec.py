@@ -37,7 +37,9 @@ TARGET_KEYS: dict[str, set[str]] = {
 }
 TOP_KEYS = {"name", "dataset", "targets", "target", "evaluators", "concurrency", "repeats",
             "ground_truth", "tags", "timeout_s", "group_by", "seed", "description", "otlp",
-            "truth"}
+            "truth", "commit", "jury", "judge_model"}
+COMMIT_POLICIES = ("group", "batch")
+JURY_METHODS = ("majority", "mean")
 DATASET_KEYS = {"path", "fields", "id_field", "filter", "limit", "sample", "seed"}
 GROUND_TRUTH_MODES = ("stored", "live", "snapshot:FOLDER[@YYYY-MM-DD]")
 
@@ -73,7 +75,7 @@ class ExperimentSpec:
     dataset: DatasetSpec
     targets: list[TargetSpec]
     evaluators: list[EvaluatorSpec]
-    concurrency: int = 8
+    concurrency: int = 8  # samples in flight; 0 = auto (from the evaluators' endpoints)
     repeats: int = 1
     ground_truth: str = "stored"
     truth: dict[str, Any] = field(default_factory=dict)  # provider, field, market, window_s …
@@ -81,6 +83,11 @@ class ExperimentSpec:
     timeout_s: float | None = None  # per item, target call included
     group_by: str = "label"
     otlp: str | None = None  # an OTLP/HTTP traces endpoint; else OTEL_EXPORTER_OTLP_* if set
+    # group: a transaction per event-loop turn (a kill loses only samples in flight);
+    # batch: thousands of rows per transaction (recorded answers, `assay score`)
+    commit: str = "group"
+    jury: str | None = None  # combine the model judges' scores: majority | mean
+    judge_model: str | None = None  # the model for judges named without @MODEL
     raw: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -249,14 +256,23 @@ def parse_spec(data: dict[str, Any], path: Path, lines: _Lines | None = None) ->
     tags = data.get("tags") or []
     if not isinstance(tags, list):
         raise fail("must be a list", "tags")
+    commit = str(data.get("commit", "group"))
+    if commit not in COMMIT_POLICIES:
+        raise fail(f"must be one of {', '.join(COMMIT_POLICIES)}", "commit")
+    jury = data.get("jury")
+    if jury is not None and jury not in JURY_METHODS:
+        raise fail(f"unknown jury method '{jury}' (use {' or '.join(JURY_METHODS)})", "jury")
     return ExperimentSpec(
         path=path, name=str(data.get("name") or path.stem), dataset=dataset, targets=targets,
-        evaluators=evaluators, concurrency=whole("concurrency", 8, 1),
+        evaluators=evaluators,
+        concurrency=0 if data.get("concurrency") == "auto" else whole("concurrency", 8, 1),
         repeats=whole("repeats", 1, 1), ground_truth=mode, truth=dict(truth),
         tags=[str(t) for t in tags],
         timeout_s=float(timeout) if timeout is not None else None,
         group_by=str(data.get("group_by", "label")),
-        otlp=str(data["otlp"]) if data.get("otlp") else None, raw=data)
+        otlp=str(data["otlp"]) if data.get("otlp") else None, commit=commit,
+        jury=str(jury) if jury is not None else None,
+        judge_model=str(data["judge_model"]) if data.get("judge_model") else None, raw=data)
 
 
 def _resolve(spec_path: Path, value: str) -> Path:

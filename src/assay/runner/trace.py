@@ -8,13 +8,18 @@ as OTLP unchanged."""
 
 from __future__ import annotations
 
-import os
+import random
 from datetime import UTC, datetime
 from typing import Any
 
+# Ids need to be unique, not secret: the process's Mersenne Twister (seeded from os.urandom)
+# gives them without a system call per span.
+_bits = random.SystemRandom().getrandbits(64)
+_rng = random.Random(_bits)
+
 
 def _hex(n: int) -> str:
-    return os.urandom(n).hex()
+    return f"{_rng.getrandbits(n * 8):0{n * 2}x}"
 
 
 class Trace:
@@ -35,8 +40,8 @@ class Trace:
             "span_id": sid, "trace_id": self.trace_id,
             "parent_id": self.root if parent is None and sid != self.root else parent,
             "run_id": self.run_id, "item_id": self.item_id, "kind": kind, "name": name,
-            "start_at": to_datetime(start),
-            "end_at": to_datetime(end) if end is not None else None,
+            # wall-clock seconds: the store turns them into times in bulk when it writes
+            "start_at": start, "end_at": end,
             "status": status, "attributes": attributes or {}})
         return sid
 

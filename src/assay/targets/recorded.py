@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.core.types import Answer, Item
-from assay.runner.answers import answer_from_item, load_responses
+from assay.datasets.answers import answer_from_item, load_responses
 
 
 class RecordedTarget:

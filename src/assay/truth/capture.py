@@ -10,7 +10,6 @@ Evaluators then receive the snapshot's payload as `ground_truth`."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -91,8 +90,4 @@ class Capture:
 
 def with_truth(item: Item, snap: TruthSnapshot) -> Item:
     """The item as evaluators see it: its ground_truth is the snapshot's payload."""
-    payload = snap.payload if snap.payload is not None else {}
-    text = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False,
-                                                               default=str)
-    return Item(item.id, {**item.fields, "ground_truth": text}, item.dataset_version,
-                item.line)
+    return item.with_field("ground_truth", snap.payload_text())

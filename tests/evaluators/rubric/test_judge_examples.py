@@ -22,14 +22,14 @@ def test_examples_are_the_four_of_the_spec() -> None:
 @pytest.mark.parametrize("index", range(4))
 def test_judge_prompt_examples(index: int) -> None:
     ex = EXAMPLES[index]
-    score = RUBRIC.evaluate(Item(f"ex{index}", ex), Answer(ex["response"]))
+    score = RUBRIC.check(Item(f"ex{index}", ex), Answer(ex["response"]))
     assert score.status == ScoreStatus.SCORED
     assert score.value == ex["expected"]
 
 
 def test_example1_fails_on_the_after_hours_change_percent() -> None:
     ex = EXAMPLES[0]
-    score = RUBRIC.evaluate(Item("ex1", ex), Answer(ex["response"]))
+    score = RUBRIC.check(Item("ex1", ex), Answer(ex["response"]))
     failed = [v for v in score.evidence["values"] if not v["pass"]]
     assert [(v["field"], v["value"]) for v in failed] == [("change_pct", "-0.47")]
     passed = {v["field"]: v["value"] for v in score.evidence["values"] if v["pass"]}
@@ -40,7 +40,7 @@ def test_example1_fails_on_the_after_hours_change_percent() -> None:
 
 def test_example2_ignores_the_central_parity_and_uses_the_day_range() -> None:
     ex = EXAMPLES[1]
-    score = RUBRIC.evaluate(Item("ex2", ex), Answer(ex["response"]))
+    score = RUBRIC.check(Item("ex2", ex), Answer(ex["response"]))
     (value,) = score.evidence["values"]
     assert value["value"] == "7.1905"
     assert value["accepted"] == ["7.1855", "7.1934"]
@@ -51,7 +51,7 @@ def test_example2_ignores_the_central_parity_and_uses_the_day_range() -> None:
 
 def test_example4_close_contradicts_latest_price() -> None:
     ex = EXAMPLES[3]
-    score = RUBRIC.evaluate(Item("ex4", ex), Answer(ex["response"]))
+    score = RUBRIC.check(Item("ex4", ex), Answer(ex["response"]))
     values = [(v["field"], v["value"], v["pass"]) for v in score.evidence["values"]]
     assert values == [("last", "214.05", True), ("last", "213.88", False)]
     # the opening price is extra information and never counts against the answer
@@ -60,7 +60,7 @@ def test_example4_close_contradicts_latest_price() -> None:
 
 @pytest.mark.parametrize("item", SAMPLE_ITEMS, ids=[i["prompt_id"] for i in SAMPLE_ITEMS])
 def test_sample_dataset_decisions(item: dict) -> None:
-    score = RUBRIC.evaluate(Item(item["prompt_id"], item), Answer(item["response"]))
+    score = RUBRIC.check(Item(item["prompt_id"], item), Answer(item["response"]))
     expected = item["expected_score"]
     if expected is None:
         assert score.value is None

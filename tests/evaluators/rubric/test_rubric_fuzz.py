@@ -40,7 +40,7 @@ truth = st.one_of(
 @given(answer_text, rubric_text, truth)
 def test_rubric_never_raises(answer: str, reference: str, gt: object) -> None:
     item = Item("x", {"prompt": "p", "response_reference": reference, "ground_truth": gt})
-    score = RUBRIC.evaluate(item, Answer(answer))
+    score = RUBRIC.check(item, Answer(answer))
     assert score.status in set(ScoreStatus)
     assert score.reason
     if score.status == ScoreStatus.SCORED:

@@ -21,7 +21,7 @@ def run(answer: str, required: str, rule: str, truth: object = AKSHARE_ROW,
     ref = (f"必答点：{required}\n精度要求：{rule}" if zh else
            f"Required Content: {required}\nAccuracy Requirements: {rule}")
     item = Item("x", {"prompt": prompt, "response_reference": ref, "ground_truth": truth})
-    s = RUBRIC.evaluate(item, Answer(answer))
+    s = RUBRIC.check(item, Answer(answer))
     return s.value, s.status, s.evidence, s.reason
 
 
@@ -144,7 +144,7 @@ def test_unknown_precision_wording_is_error_quoting_it() -> None:
 def test_rubric_without_labels_is_error() -> None:
     item = Item("x", {"prompt": "p", "response_reference": "$1408 million, rounding errors are "
                       "allowed.", "ground_truth": AKSHARE_ROW})
-    s = RUBRIC.evaluate(item, Answer("1408"))
+    s = RUBRIC.check(item, Answer("1408"))
     assert s.status == ScoreStatus.ERROR
     assert "Required Content" in s.reason
 

@@ -8,7 +8,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from assay.core.types import Answer, Item, Score, ScoreStatus
+from assay.core.types import Answer, Item, Score, ScoreStatus, Step, TruthSnapshot
 from assay.models.cache import ResponseCache, cache_key
 from assay.models.client import Completion, ModelClient
 
@@ -46,7 +46,23 @@ async def ask(client: ModelClient, cache: ResponseCache | None,
     return completion, record
 
 
+def request_steps(attempts: list[dict[str, Any]], model: str) -> list[Step]:
+    """One step per model request (retries included), from the client's attempt records."""
+    steps = []
+    for n, a in enumerate(attempts):
+        if "start" not in a:
+            continue
+        attrs: dict[str, Any] = {"attempt": n + 1, "outcome": a.get("outcome"), "model": model}
+        if "retry_in_s" in a:
+            attrs["retry_in_s"] = a["retry_in_s"]
+        steps.append(Step("model.request", model, a["start"], a.get("end"),
+                          "ok" if a.get("outcome") == "ok" else "error", attrs))
+    return steps
+
+
 class JudgeEvaluator:
+    deterministic = False
+
     def __init__(self, template: Template | None, client: ModelClient, *,
                  cache: ResponseCache | None = None,
                  mapping: Mapping[str, str] | None = None, name: str | None = None) -> None:
@@ -64,6 +80,13 @@ class JudgeEvaluator:
     def version(self) -> str:
         return self.template.version if self.template else "per-item"
 
+    @property
+    def concurrency(self) -> int:
+        return int(self.client.cfg.max_concurrency)
+
+    async def close(self) -> None:
+        return None  # the client is shared and closed by whoever built it
+
     def template_for(self, item: Item) -> Template:
         if self.template is not None:
             return self.template
@@ -75,26 +98,30 @@ class JudgeEvaluator:
         return build_messages(self.template_for(item), item.fields, answer.text or "",
                               self.mapping, where=f"item {item.id} (line {item.line})")
 
-    def evaluate(self, item: Item, answer: Answer) -> Score:
-        raise TypeError("a judge is asynchronous: use aevaluate")
+    def prompts(self, item: Item, answer: Answer) -> list[dict[str, str]]:
+        return self.messages(item, answer)
 
-    async def aevaluate(self, item: Item, answer: Answer) -> Score:
+    async def evaluate(self, item: Item, answer: Answer,
+                       truth: TruthSnapshot | None = None) -> Score:
+        if truth is not None:  # judged against the quote captured for this answer
+            item = item.with_field("ground_truth", truth.payload_text())
         t0 = time.time()
         template = self.template_for(item)
         messages = self.messages(item, answer)
         t1 = time.time()
         completion, call = await ask(self.client, self.cache, messages)
         t2 = time.time()
-        # wall-clock marks for the trace's render and parse spans
+        model = str(call["model"].get("name", "")) if isinstance(call.get("model"), dict) else ""
+        steps = [Step("render", self.name, t0, t1), *request_steps(call["attempts"], model)]
         evidence: dict[str, Any] = {
-            "template": template.name, "template_version": template.version, **call,
-            "timing": {"render": [round(t0, 4), round(t1, 4)], "parse_start": round(t2, 4)}}
+            "template": template.name, "template_version": template.version, **call}
         full = (template.schema.minimum, template.schema.maximum)
         if completion.error is not None:
             return Score(None, ScoreStatus.ERROR, f"model call failed: {completion.error}",
-                         self.name, self.version, full, evidence)
+                         self.name, self.version, full, evidence, tuple(steps))
         judgment = parse_reply(completion.text, template.schema)
         evidence["parsed"] = {"how": judgment.how, "score": judgment.score,
                               "full_score": judgment.full_score}
+        steps.append(Step("parse", self.name, t2, time.time(), attributes={"how": judgment.how}))
         return Score(judgment.score, judgment.status, judgment.reason or judgment.how,
-                     self.name, self.version, full, evidence)
+                     self.name, self.version, full, evidence, tuple(steps))

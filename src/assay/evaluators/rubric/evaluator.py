@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from assay.core.decimals import plain
-from assay.core.types import Answer, Item, Score, ScoreStatus
+from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
+from assay.evaluators.base import CodeEvaluator
 
 from . import fields as F
 from .binding import Bound, bind, with_days
@@ -68,7 +69,7 @@ def _latest_only(values: list[Bound]) -> tuple[list[Bound], list[Bound]]:
     return keep, earlier
 
 
-class FinanceRubric:
+class FinanceRubric(CodeEvaluator):
     """The executable T1 rubric. Stateless: one instance serves every item of every run."""
 
     name = NAME
@@ -78,7 +79,9 @@ class FinanceRubric:
     def version(self) -> str:
         return version()
 
-    def evaluate(self, item: Item, answer: Answer) -> Score:
+    def check(self, item: Item, answer: Answer, truth: TruthSnapshot | None = None) -> Score:
+        if truth is not None:
+            item = item.with_field("ground_truth", truth.payload_text())
         return self.decide(item, answer)
 
     def prepare(self, item: Item, answer: Answer) -> Score | tuple[Criteria, Truth, str]:

@@ -1,0 +1,68 @@
+"""Checks made before any target or model is called: a mistake in the evaluators, the
+dataset's fields or a template stops the run with one line, not after the first 1,000 calls."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from assay.core.errors import ConfigError, DataError
+from assay.core.types import Answer, Item
+from assay.evaluators.base import Evaluator
+from assay.targets.base import Target
+
+
+def check_evaluators(evaluators: Sequence[Evaluator], items: Sequence[Item], path: str, *,
+                     truth_captured: bool) -> None:
+    if not evaluators:
+        raise ConfigError("no evaluator given")
+    names = [ev.name for ev in evaluators]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ConfigError(f"evaluator given more than once: {', '.join(twice)}")
+    for ev in evaluators:
+        for name in ev.requires:
+            if truth_captured and name == "ground_truth":
+                continue  # captured for each sample while the run goes
+            # Absent from every item is a mapping mistake: stop with one line. Absent from
+            # some (a mixed T1/T2 file) is per item: those items get status `error` saying why.
+            if items and all(name not in it.fields for it in items):
+                raise DataError(f"missing required field (needed by {ev.name}; map a column "
+                                f"with --field {name}=COLUMN)", path=path,
+                                line=items[0].line, field=name)
+
+
+def check_answers(targets: Sequence[Target], items: Sequence[Item], path: str) -> None:
+    """Recorded answers read from a field that no item has: a mapping mistake, one line."""
+    from assay.datasets.answers import answer_from_item
+
+    for t in targets:
+        field = getattr(t, "field", None)
+        if t.kind != "recorded" or getattr(t, "file", None) is not None or field is None:
+            continue
+        if items and all(answer_from_item(it, field) is None for it in items):
+            raise ConfigError(f"{path}: no item has a '{field}' field; give answers with "
+                              f"--responses FILE or map a column with --field {field}=COLUMN")
+
+
+def check_fillable(targets: Sequence[Target], evaluators: Sequence[Evaluator],
+                   items: Sequence[Item], path: str) -> None:
+    """Every prompt a target or judge will send must be fillable before any call is made."""
+    for t in targets:
+        build = getattr(t, "messages", None) or getattr(t, "request_body", None)
+        if build is None:
+            continue
+        for item in items:
+            try:
+                build(item)
+            except ConfigError as exc:
+                raise ConfigError(f"{path}: {exc}") from None
+    placeholder = Answer("…")
+    for ev in evaluators:
+        if ev.deterministic:
+            continue  # code evaluators send no prompt
+        for item in items:
+            if all(n in item.fields for n in ev.requires):
+                try:
+                    ev.prompts(item, placeholder)
+                except ConfigError as exc:
+                    raise ConfigError(f"{path}: {exc}") from None

@@ -1,0 +1,62 @@
+"""The evaluation step, shared by the sample pipeline and replay: the checks every evaluator
+gets before it is called, the call itself (an evaluator's bug costs one result, not the run),
+and the evaluator's span with its typed sub-steps."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from assay.core.errors import AssayError
+from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
+from assay.evaluators.base import Evaluator
+
+from .trace import Trace
+
+
+def precheck(ev: Evaluator, item: Item, answer: Answer | None,
+             truth_failure: str | None = None) -> Score | None:
+    """A score decided before the evaluator runs: nothing to judge, or not judgeable."""
+    if answer is None:
+        return Score.error("no answer for this item", ev.name, ev.version)
+    if answer.error is not None:
+        return Score.error(f"no answer: {answer.error}", ev.name, ev.version)
+    if truth_failure is not None and "ground_truth" in ev.requires:
+        return Score.error(f"ground truth unavailable: {truth_failure}", ev.name, ev.version)
+    lacking = [name for name in ev.requires if name not in item.fields]
+    if lacking:
+        return Score.error(f"item has no field {', '.join(repr(n) for n in lacking)} "
+                           f"(line {item.line})", ev.name, ev.version)
+    return None
+
+
+async def evaluate(ev: Evaluator, item: Item, answer: Answer | None,
+                   truth: TruthSnapshot | None = None,
+                   truth_failure: str | None = None) -> Score:
+    early = precheck(ev, item, answer, truth_failure)
+    if early is not None:
+        return early
+    assert answer is not None  # precheck answered for a missing answer
+    try:
+        return await ev.evaluate(item, answer, truth)
+    except AssayError:
+        raise
+    except Exception as exc:  # an evaluator's bug costs one result, not the run
+        return Score.error(f"evaluator failed: {type(exc).__name__}: {exc}", ev.name,
+                           ev.version)
+
+
+async def evaluate_traced(ev: Evaluator, item: Item, answer: Answer | None,
+                          truth: TruthSnapshot | None, truth_failure: str | None,
+                          trace: Trace, attrs: dict[str, Any]) -> Score:
+    t0 = time.time()
+    score = await evaluate(ev, item, answer, truth, truth_failure)
+    t1 = time.time()
+    sid = trace.span("evaluator", ev.name, t0, t1,
+                     status="error" if score.status == ScoreStatus.ERROR else "ok",
+                     attributes={**attrs, "status": str(score.status), "score": score.value,
+                                 "version": ev.version})
+    for step in score.steps:
+        trace.span(step.kind, step.name, step.start, step.end, status=step.status, parent=sid,
+                   attributes=step.attributes)
+    return score

@@ -1,0 +1,229 @@
+"""One run engine for `assay run`, `assay score`, resume and the Python API.
+
+A run is a spec (dataset, targets, evaluators, ground truth) executed sample by sample through
+the one `SamplePipeline`, with a commit policy: `group` (a transaction per event-loop turn,
+for runs that call targets) or `batch` (thousands of rows per transaction, for recorded
+answers). Resume (`--resume RUN`) rebuilds the run from its manifest and skips every stored
+answer and result; retry deletes the failed ones first, so only they are done again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine
+
+from assay.core.errors import ConfigError
+from assay.core.types import Item
+from assay.datasets.loader import load_dataset
+from assay.datasets.select import select_items
+from assay.evaluators.build import EvaluatorFactory
+from assay.report.summary import Summary  # moves to core with the store/report split
+from assay.store import repo
+from assay.targets.base import Target
+from assay.targets.build import build_target
+from assay.truth.capture import Capture, TruthConfig
+
+from .checks import check_answers, check_evaluators, check_fillable
+from .commit import BatchCommit, GroupCommit
+from .gc_tuning import long_lived_data_frozen
+from .manifest import build_manifest
+from .otlp import endpoint_from_env, export_new_spans
+from .overrides import Overrides, apply_overrides
+from .pipeline import Progress, SamplePipeline, Work
+from .resume import Prior, load_prior
+from .spec import ExperimentSpec
+from .stop import deferred_interrupt
+
+OnFlush = Callable[[list[dict[str, Any]]], None]
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    status: str
+    spec: ExperimentSpec
+    total: int
+    done: int
+    summary: Summary = field(default_factory=Summary)
+    otlp: str | None = None  # what happened to the OTLP export, when one was configured
+    kind: str = "run"
+    dataset_name: str = ""
+
+
+async def run_experiment(engine: Engine, spec: ExperimentSpec | None, *,
+                         overrides: Overrides | None = None, resume: str | None = None,
+                         models_file: Path | None = None, use_cache: bool = True,
+                         progress: Progress | None = None, kind: str = "run",
+                         on_flush: OnFlush | None = None,
+                         run_id: str | None = None) -> RunResult:
+    progress = progress or Progress()
+    prior: Prior | None = None
+    if resume is not None:
+        prior = load_prior(engine, resume)
+        spec, overrides, kind = prior.spec, prior.overrides, prior.kind
+    if spec is None:
+        raise ConfigError("an experiment spec is needed to start a run")
+    overrides = overrides or Overrides()
+    spec = apply_overrides(spec, overrides)
+    dataset = load_dataset(spec.dataset.path, field_map=spec.dataset.fields,
+                           id_field=spec.dataset.id_field)
+    if prior is not None and dataset.version != prior.dataset_version:
+        raise ConfigError(f"{dataset.path} changed since run {resume} started (version "
+                          f"{prior.dataset_version[:12]}, now {dataset.version[:12]}); it "
+                          "cannot be resumed on different data")
+    ds = spec.dataset
+    chosen = select_items(dataset.items, filter=ds.filter, sample=ds.sample, seed=ds.seed,
+                          limit=overrides.limit or ds.limit)
+    run_id = resume or run_id or (("s-" if kind == "score" else "r-") + uuid.uuid4().hex[:12])
+    factory = EvaluatorFactory(engine, judge_model=spec.judge_model, use_cache=use_cache,
+                               models_file=models_file)
+    targets: list[Target] = []
+    try:
+        targets = [build_target(t, client=factory.client, base=spec.base) for t in spec.targets]
+        evaluators = [factory.build(e.name, e.mapping) for e in spec.evaluators]
+        truth_cfg = TruthConfig.parse(spec.ground_truth, spec.truth, spec.base)
+        capture = Capture(truth_cfg) if truth_cfg.mode != "stored" else None
+        where = _display(dataset.path)
+        check_evaluators(evaluators, chosen, where, truth_captured=capture is not None)
+        check_answers(targets, chosen, where)
+        check_fillable(targets, evaluators, chosen, where)
+        if spec.jury is not None and sum(not ev.deterministic for ev in evaluators) < 2:
+            judges = [ev.name for ev in evaluators if not ev.deterministic]
+            raise ConfigError(f"--jury {spec.jury} needs two or more model judges (have "
+                              f"{', '.join(judges) or 'none'})")
+        if prior is None:
+            manifest = build_manifest(
+                kind=kind, name=spec.name, spec=spec.raw, spec_path=str(spec.path.resolve()),
+                overrides=overrides.as_dict(),
+                dataset={"path": dataset.path, "version": dataset.version,
+                         "items": len(dataset.items), "selected": len(chosen),
+                         "filter": ds.filter, "sample": ds.sample,
+                         "limit": overrides.limit or ds.limit},
+                targets={t.name: t.public() for t in targets},
+                models=factory.public_models(),
+                evaluators=[{"name": ev.name, "version": ev.version} for ev in evaluators],
+                seed=ds.seed, repeats=spec.repeats, concurrency=spec.concurrency,
+                commit=spec.commit, jury=spec.jury,
+                ground_truth={"mode": truth_cfg.mode, "provider": truth_cfg.provider
+                              if capture else None, "field": truth_cfg.code_field,
+                              "market": truth_cfg.market, "window_s": truth_cfg.window_s,
+                              "snapshots": str(truth_cfg.snapshots) if truth_cfg.snapshots
+                              else None, "date": truth_cfg.date},
+                tags=spec.tags)
+            repo.save_dataset(engine, version=dataset.version, name=dataset.name,
+                              path=dataset.path, fmt=dataset.format, rows=dataset.items)
+            repo.create_run(engine, run_id=run_id, kind=kind, dataset_id=dataset.version,
+                            manifest=manifest)
+        else:
+            repo.set_run_status(engine, run_id, "running")
+        writer = (BatchCommit(engine, on_flush) if spec.commit == "batch"
+                  else GroupCommit(engine, on_flush))
+        pipeline = SamplePipeline(run_id, evaluators=evaluators, writer=writer,
+                                  progress=progress, capture=capture,
+                                  prior_truth=prior.truth if prior else None,
+                                  timeout_s=spec.timeout_s, truth_mode=truth_cfg.mode,
+                                  jury=spec.jury)
+        todo = list(_work(chosen, targets, spec.repeats, prior,
+                          {ev.name for ev in evaluators}))
+        progress.total = len(chosen) * len(targets) * spec.repeats
+        progress.skipped = progress.done = progress.total - len(todo)
+        progress.tick()
+        status = await _execute(engine, run_id, pipeline, todo, spec, chosen, progress,
+                                prior)
+    finally:
+        for t in targets:
+            await t.close()
+        await factory.close()
+    rows = pipeline.tallies if prior is None else repo.result_scores(engine, run_id)
+    summary = summarize(engine, run_id, rows, {it.id: it for it in chosen}, spec.group_by)
+    result = RunResult(run_id, status, spec, progress.total, progress.done, summary, kind=kind,
+                       dataset_name=dataset.name)
+    endpoint = spec.otlp or endpoint_from_env()
+    if endpoint:
+        result.otlp = await export_new_spans(engine, run_id, endpoint,
+                                             prior.exported_until if prior else None)
+    return result
+
+
+def _display(path: str | Path) -> str:
+    """A path as the user would write it: relative when under the working folder."""
+    p = Path(path)
+    try:
+        return str(p.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(p)
+
+
+def _work(chosen: list[Item], targets: list[Target], repeats: int, prior: Prior | None,
+          names: set[str]) -> Iterator[Work]:
+    for epoch in range(repeats):
+        for target in targets:
+            for item in chosen:
+                if prior is None:
+                    yield Work(item, target, epoch)
+                    continue
+                key = (item.id, target.name, epoch)
+                done = prior.results.get(key, set())
+                answer = prior.answers.get(key)
+                if answer is not None and names <= done:
+                    continue
+                yield Work(item, target, epoch, answer, done)
+
+
+async def _execute(engine: Engine, run_id: str, pipeline: SamplePipeline, todo: list[Work],
+                   spec: ExperimentSpec, chosen: list[Item], progress: Progress,
+                   prior: Prior | None) -> str:
+    """The worker pool; on Ctrl-C no new sample starts, those in flight finish and are
+    written, and the run is marked interrupted (resumable)."""
+    status = "failed"
+    try:
+        with deferred_interrupt() as stop, long_lived_data_frozen():
+            queue = iter(todo)
+
+            async def worker() -> None:
+                while not stop.requested:
+                    nxt = next(queue, None)
+                    if nxt is None:
+                        return
+                    await pipeline.sample(nxt)
+
+            workers = max(1, min(spec.concurrency or auto_concurrency(pipeline), len(todo)))
+            try:
+                await asyncio.gather(*(worker() for _ in range(workers)))
+            finally:
+                await pipeline.writer.close()  # what finished is written, also on failure
+            status = "interrupted" if stop.requested else "finished"
+    finally:
+        repo.finish_run(engine, run_id, status, {
+            "samples": progress.total, "samples_done": progress.done})
+    return status
+
+
+def auto_concurrency(pipeline: SamplePipeline) -> int:
+    """Samples in flight when the spec says `auto`: one when every evaluator is code (it never
+    waits: more workers only add switching), else twice the largest endpoint limit, so a free
+    request slot always has a sample ready; the endpoints' limiters bound the actual calls."""
+    judges = [ev.concurrency for ev in pipeline.evaluators if not ev.deterministic]
+    return max(16, 2 * max(judges)) if judges else 1
+
+
+def summarize(engine: Engine, run_id: str, rows: Sequence[tuple[Any, ...]],
+              items: dict[str, Item], group_by: str) -> Summary:
+    """The run's summary — one row per evaluator, or per target and evaluator when the run
+    has several targets — from its results: those made here for a fresh run, the stored ones
+    for a resumed run (so it counts its earlier work; only the columns needed are read, as
+    evidence can be ~10 KB a row). Kept in the run's row for listings."""
+    several = len({r[1] for r in rows}) > 1
+    summary = Summary()
+    for item_id, target, evaluator, status, score, cost in rows:
+        name = f"{target} · {evaluator}" if several else evaluator
+        item = items.get(item_id)
+        summary.add(name, item.get(group_by) if item else None, status, score, cost)
+    repo.merge_summary(engine, run_id, summary.as_dict())
+    return summary

@@ -1,0 +1,36 @@
+"""CLI flags that override a spec; stored in the manifest so a resume applies them too."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from assay.core.errors import ConfigError
+
+from .spec import EvaluatorSpec, ExperimentSpec
+
+
+@dataclass
+class Overrides:
+    limit: int | None = None
+    concurrency: int | None = None
+    targets: list[str] = field(default_factory=list)
+    evaluators: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if v not in (None, [])}
+
+
+def apply_overrides(spec: ExperimentSpec, o: Overrides) -> ExperimentSpec:
+    if o.concurrency is not None:
+        spec.concurrency = o.concurrency
+    if o.targets:
+        known = {t.name for t in spec.targets}
+        unknown = [t for t in o.targets if t not in known]
+        if unknown:
+            raise ConfigError(f"--target {unknown[0]}: the spec has targets "
+                              f"{', '.join(sorted(known))}")
+        spec.targets = [t for t in spec.targets if t.name in o.targets]
+    if o.evaluators:
+        spec.evaluators = [EvaluatorSpec(e) for e in o.evaluators]
+    return spec

@@ -1,0 +1,208 @@
+"""The sample pipeline: what one sample — (item, target, epoch) — goes through, for every kind
+of run (`assay run`, `assay score`, the Python API).
+
+The target is called (unless a resumed run already has its answer; recorded answers are read,
+not called), the ground truth is captured beside it (live or snapshot modes) or is the item's
+own, the evaluators that have no result yet run, and the rows and spans go to the run's commit
+policy. Everything a score depends on is stored, so replay can recompute it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from assay.core.errors import AssayError
+from assay.core.types import Answer, Item, ScoreStatus, TruthSnapshot
+from assay.evaluators.base import Evaluator
+from assay.evaluators.jury import combine
+from assay.store import repo
+from assay.store.rows import answer_row, result_row, truth_row
+from assay.targets.base import Target
+from assay.truth.capture import Capture
+
+from .evaluate import evaluate_traced
+from .trace import Trace
+
+
+@dataclass
+class Progress:
+    """Counters the CLI shows while a run goes on."""
+
+    total: int = 0
+    done: int = 0
+    skipped: int = 0  # finished in an earlier attempt of this run (resume)
+    errors: int = 0
+    tokens: int = 0
+    on_change: Callable[[Progress], None] | None = None
+
+    def tick(self) -> None:
+        if self.on_change is not None:
+            self.on_change(self)
+
+
+class Committer(Protocol):
+    async def commit(self, *, sample_done: bool = True, **rows: list[dict[str, Any]]) -> None:
+        ...
+
+    async def close(self) -> None: ...
+
+
+@dataclass
+class Work:
+    """One sample to do, with what an earlier attempt of the run already stored."""
+
+    item: Item
+    target: Target
+    epoch: int
+    prior: Answer | None = None
+    done: set[str] = field(default_factory=set)
+
+
+class SamplePipeline:
+    def __init__(self, run_id: str, *, evaluators: list[Evaluator], writer: Committer,
+                 progress: Progress, capture: Capture | None = None,
+                 prior_truth: dict[tuple[str, str, int], TruthSnapshot] | None = None,
+                 timeout_s: float | None = None, truth_mode: str = "stored",
+                 jury: str | None = None) -> None:
+        self.run_id = run_id
+        self.evaluators = evaluators
+        self.writer = writer
+        self.progress = progress
+        self.capture = capture
+        self.prior_truth = prior_truth or {}
+        self.timeout_s = timeout_s
+        self.truth_mode = truth_mode
+        self.jury = jury
+        self.judges = [ev.name for ev in evaluators if not ev.deterministic]
+        # (item, target, evaluator, status, score, cost) of every result this process made:
+        # a fresh run's summary needs no read back from the store
+        self.tallies: list[tuple[str, str, str, str, float | None, Any]] = []
+
+    async def sample(self, work: Work) -> None:
+        item, target, epoch, prior = work.item, work.target, work.epoch, work.prior
+        trace = Trace(self.run_id, item.id)
+        t_start = time.time()
+        attrs = {"target": target.name, "epoch": epoch}
+        key = (item.id, target.name, epoch)
+        snap = self.prior_truth.get(key)
+        fetching = None
+        if self.capture is not None and snap is None:
+            # started with the target call: the quote is the one of the moment of the answer
+            fetching = asyncio.create_task(self._fetch(item))
+        # Recorded answers judged against the items' own truth: nothing was called or
+        # fetched, so there is no duration to trace; the root span says where both came from.
+        lean = target.kind == "recorded" and self.capture is None
+        if prior is None:
+            answer = await self._call(target, item)
+            t_end = time.time()
+            if not lean or answer.error is not None:
+                tid = trace.span("target", target.name, t_start, t_end,
+                                 status="error" if answer.error else "ok",
+                                 attributes={**attrs, "type": target.kind,
+                                             "latency_s": answer.latency_s,
+                                             "usage": answer.usage, "error": answer.error})
+                attempts = answer.extras.get("attempts")
+                if attempts:
+                    trace.requests(attempts, tid, str(answer.extras.get("model", "")))
+            truth_rows = []
+            if fetching is not None:
+                snap = await self._settle(item, fetching, t_end, trace, attrs)
+                truth_rows.append(truth_row(self.run_id, key, self._mode, snap, t_end))
+            if answer.error:
+                self.progress.errors += 1
+            await self.writer.commit(answers=[answer_row(self.run_id, key, answer,
+                                                         None if lean else t_start,
+                                                         None if lean else t_end)],
+                                     truth_snapshots=truth_rows, spans=trace.take(),
+                                     sample_done=False)
+            self.progress.tokens += answer.usage.get("total_tokens", 0)
+        else:
+            answer = prior
+            if fetching is not None:  # answered before a crash, truth never stored: late
+                snap = await self._settle(item, fetching, time.time(), trace, attrs)
+                await self.writer.commit(truth_snapshots=[truth_row(self.run_id, key,
+                                                                    self._mode, snap, None)],
+                                         sample_done=False)
+        if snap is None and not lean:  # the item's own ground truth, named on the trace
+            t_truth = time.time()
+            trace.span("truth", self.truth_mode, t_truth, t_truth, attributes={
+                **attrs, "mode": self.truth_mode, "source": "item field 'ground_truth'",
+                "present": "ground_truth" in item.fields})
+        failure = None
+        if snap is not None and snap.status == "error":
+            failure = snap.message or "fetch failed"
+        todo = [ev for ev in self.evaluators if ev.name not in work.done]
+        truth = snap if failure is None else None
+        if len(todo) == 1:  # the common case: no gather, no task per evaluator
+            scores = [await evaluate_traced(todo[0], item, answer, truth, failure, trace,
+                                            attrs)]
+        else:
+            scores = list(await asyncio.gather(*(evaluate_traced(
+                ev, item, answer, truth, failure, trace, attrs) for ev in todo)))
+        if self.jury is not None and self.judges and f"jury-{self.jury}" not in work.done:
+            scores.append(combine(self.jury, [s for s in scores if s.evaluator in self.judges]))
+        stamp = repo.now()
+        rows = []
+        for score in scores:
+            if score.status == ScoreStatus.ERROR:
+                self.progress.errors += 1
+            usage = score.evidence.get("usage") if score.evidence else None
+            if isinstance(usage, dict) and isinstance(usage.get("total_tokens"), int):
+                self.progress.tokens += usage["total_tokens"]
+            rows.append(result_row(self.run_id, key, score, stamp))
+            self.tallies.append((item.id, target.name, score.evaluator, str(score.status),
+                                 score.value, score.evidence.get("cost")
+                                 if score.evidence else None))
+        if lean:
+            attrs = {**attrs, "answer": f"recorded ({target.name})",
+                     "truth": "item field 'ground_truth'"}
+        trace.span("sample", item.id, t_start, time.time(), span_id=trace.root,
+                   status="error" if answer.error else "ok", attributes=attrs)
+        await self.writer.commit(results=rows, spans=trace.take())
+        self.progress.done += 1
+        self.progress.tick()
+
+    @property
+    def _mode(self) -> str:
+        return self.capture.cfg.mode if self.capture is not None else self.truth_mode
+
+    async def _fetch(self, item: Item) -> tuple[TruthSnapshot, float, float]:
+        assert self.capture is not None
+        t0 = time.time()
+        snap = await self.capture.fetch(item)
+        return snap, t0, time.time()
+
+    async def _settle(self, item: Item, fetching: asyncio.Task[tuple[TruthSnapshot, float,
+                                                                       float]],
+                      answered: float, trace: Trace, attrs: dict[str, Any]) -> TruthSnapshot:
+        """The fetched snapshot, fetched again if it came more than the window before the
+        answer (a slow target); its span records provider, query and the gap."""
+        assert self.capture is not None
+        snap, t0, t1 = await fetching
+        window = self.capture.cfg.window_s
+        if self.capture.cfg.mode == "live" and answered - snap.fetched_at.timestamp() > window:
+            snap, t0, t1 = await self._fetch(item)
+        gap = snap.fetched_at.timestamp() - answered
+        trace.span("truth", snap.provider, t0, t1, status="error" if snap.status == "error"
+                   else "ok", attributes={**attrs, "mode": self.capture.cfg.mode,
+                                          "instrument": snap.instrument, "query": snap.query,
+                                          "status": snap.status, "message": snap.message,
+                                          "gap_s": round(gap, 3)})
+        return snap
+
+    async def _call(self, target: Target, item: Item) -> Answer:
+        try:
+            if self.timeout_s is None:
+                return await target.answer(item)
+            return await asyncio.wait_for(target.answer(item), self.timeout_s)
+        except TimeoutError:
+            return Answer(None, error=f"item timeout after {self.timeout_s:g} s")
+        except AssayError:
+            raise
+        except Exception as exc:  # a target's bug costs its item, not the run
+            return Answer(None, error=f"target failed: {type(exc).__name__}: {exc}")
+

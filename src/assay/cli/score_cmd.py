@@ -10,10 +10,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from assay.core.errors import ConfigError
+from assay.core.tally import Summary, Tally
 from assay.core.types import Answer, Item
 from assay.datasets.loader import load_dataset, parse_field_map
 from assay.evaluators.build import EvaluatorFactory
-from assay.report.summary import Summary, Tally
 from assay.runner.answers import answer_from_item, load_responses
 from assay.runner.score import ascore_dataset
 from assay.store.db import open_engine, redact, resolve_url

@@ -11,11 +11,11 @@ from typing import Any
 
 from sqlalchemy import Engine, and_, select
 
+from assay.core.tally import Tally as Agg
 from assay.store import repo
 from assay.store.schema import answers, items, results, runs
 
 from .stats import percentile
-from .summary import Tally as Agg
 
 
 @dataclass

@@ -23,16 +23,15 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from sqlalchemy import Engine
 
 from assay.core.errors import AssayError, ConfigError
+from assay.core.tally import Summary
 from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
 from assay.datasets.loader import Dataset, load_dataset
 from assay.evaluators.base import Evaluator
 from assay.evaluators.build import EvaluatorFactory
-from assay.report.summary import Summary
 from assay.store import repo
-from assay.store.db import RawJSON
+from assay.store.db import Engine, RawJSON
 from assay.targets.base import Target
 from assay.targets.build import build_target
 from assay.truth.capture import Capture, TruthConfig, with_truth

@@ -16,16 +16,15 @@ from pathlib import Path
 from typing import IO, Any
 
 import orjson
-from sqlalchemy import Engine
 
 from assay.core.errors import AssayError, ConfigError, DataError
+from assay.core.tally import Summary
 from assay.core.types import Answer, Item, Score, ScoreStatus
 from assay.datasets.loader import Dataset
 from assay.evaluators.base import Evaluator
 from assay.evaluators.jury import combine
-from assay.report.summary import Summary
 from assay.store import repo
-from assay.store.db import RawJSON
+from assay.store.db import Engine, RawJSON
 
 from .gc_tuning import long_lived_data_frozen
 from .manifest import build_manifest

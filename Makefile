@@ -34,6 +34,7 @@ system-packages:
 test: $(STAMP) system-packages
 	$(BIN)/ruff check src tests bench examples
 	$(BIN)/mypy
+	$(BIN)/lint-imports  # the architecture contracts in pyproject.toml: dependencies point to core
 	$(BIN)/python -m pytest
 
 # Optional: a real small model (SmolLM2-135M via llama-cpp-python's server). Not part of `test`:
@@ -47,4 +48,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/score_bench.py
 
 clean:
-	rm -rf $(VENV) .assay .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .assay .pytest_cache .mypy_cache .ruff_cache .import_linter_cache

@@ -10,10 +10,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from assay.core.errors import ConfigError
+from assay.core.tally import Tally as Agg
 from assay.report.aggregate import aggregate
 from assay.report.compare import compare_runs
 from assay.report.export import export_run
-from assay.report.summary import Tally as Agg
 from assay.store import repo
 from assay.store.db import open_engine
 

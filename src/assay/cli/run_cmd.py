@@ -9,7 +9,6 @@ from pathlib import Path
 from rich.console import Console
 from rich.live import Live
 from rich.text import Text
-from sqlalchemy import Engine
 
 from assay.core.errors import ConfigError
 from assay.runner.execute import RunResult, run_experiment
@@ -17,7 +16,7 @@ from assay.runner.overrides import Overrides
 from assay.runner.pipeline import Progress
 from assay.runner.spec import ExperimentSpec, load_spec
 from assay.store import repo
-from assay.store.db import open_engine, redact, resolve_url
+from assay.store.db import Engine, open_engine, redact, resolve_url
 
 from .score_cmd import _print_summary
 

@@ -12,8 +12,8 @@ from rich.progress import Progress as Bar
 from rich.table import Table
 
 from assay.core.errors import ConfigError
+from assay.core.tally import Summary, Tally
 from assay.datasets.loader import parse_field_map
-from assay.report.summary import Summary, Tally
 from assay.runner.pipeline import Progress
 from assay.runner.score import score, score_spec
 from assay.store.db import open_engine, redact, resolve_url

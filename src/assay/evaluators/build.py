@@ -10,9 +10,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine
-
 from assay.core.errors import ConfigError
+from assay.store.db import Engine
 
 from . import registry
 from .base import Evaluator

@@ -7,11 +7,9 @@ import hashlib
 from typing import Any
 
 import orjson
-from sqlalchemy import Engine, insert, select
-from sqlalchemy.exc import IntegrityError
 
-from assay.store.repo import now
-from assay.store.schema import response_cache
+from assay.store import cache as stored
+from assay.store.db import Engine
 
 
 def cache_key(base_url: str, model: str, messages: list[dict[str, str]],
@@ -30,16 +28,8 @@ class ResponseCache:
     def get(self, key: str) -> dict[str, Any] | None:
         if not self.read:
             return None
-        with self.engine.connect() as conn:
-            row = conn.execute(select(response_cache.c.response)
-                               .where(response_cache.c.key == key)).first()
-        return dict(row[0]) if row else None
+        return stored.cached_response(self.engine, key)
 
     def put(self, key: str, model: str, response: dict[str, Any]) -> None:
-        try:
-            with self.engine.begin() as conn:
-                conn.execute(insert(response_cache), [{"key": key, "model": model,
-                                                       "response": response,
-                                                       "created_at": now()}])
-        except IntegrityError:
-            pass  # the same request answered twice concurrently: the first answer stays
+        # the same request answered twice concurrently: the first answer stays
+        stored.keep_response(self.engine, key, model, response)

@@ -9,13 +9,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Engine, and_, select
-
+from assay.core.tally import Tally as Agg
+from assay.store import answers as stored_answers
 from assay.store import repo
-from assay.store.schema import answers, items, results, runs
+from assay.store import results as stored
+from assay.store.db import Engine
 
 from .stats import percentile
-from .summary import Tally as Agg
 
 
 @dataclass
@@ -50,33 +50,21 @@ def aggregate(engine: Engine, run_id: str, by: str | None = "label") -> RunAggre
 
         raise ConfigError(f"no run '{run_id}' in this store (see assay runs)")
     reviews = repo.latest_reviews(engine, run_id)
-    cost = results.c.evidence["cost"].as_float()
-    cols = [results.c.item_id, results.c.target, results.c.epoch, results.c.evaluator,
-            results.c.score, results.c.status, cost]
-    q = select(*cols)
-    if by:
-        q = select(*cols, items.c.fields[by].label("group")).join(
-            runs, runs.c.id == results.c.run_id).outerjoin(
-            items, and_(items.c.dataset_id == runs.c.dataset_id,
-                        items.c.item_id == results.c.item_id))
-    q = q.where(results.c.run_id == run_id).order_by(results.c.id)
     out = RunAggregate(run_id, by)
-    with engine.connect() as conn:
-        rows = conn.execute(q).all()
-        several = len({r.target for r in rows}) > 1
-        for r in rows:
-            name = f"{r.target} · {r.evaluator}" if several else r.evaluator
-            review = reviews.get((r.item_id, r.target, r.epoch, r.evaluator))
-            corrected: float | str | None = review["score"] if review else "none"
-            out.evaluators.setdefault(name, Agg()).add(r.status, r.score, corrected)
-            if r[6] is not None:
-                out.cost[name] = out.cost.get(name, 0.0) + float(r[6])
-            if by:
-                per = out.groups.setdefault(name, {})
-                for g in _group_values(r.group):
-                    per.setdefault(g, Agg()).add(r.status, r.score, corrected)
-        ans = conn.execute(select(answers.c.target, answers.c.latency_s, answers.c.usage,
-                                  answers.c.error).where(answers.c.run_id == run_id)).all()
+    rows = stored.aggregate_rows(engine, run_id, by)
+    several = len({r.target for r in rows}) > 1
+    for r in rows:
+        name = f"{r.target} · {r.evaluator}" if several else r.evaluator
+        review = reviews.get((r.item_id, r.target, r.epoch, r.evaluator))
+        corrected: float | str | None = review["score"] if review else "none"
+        out.evaluators.setdefault(name, Agg()).add(r.status, r.score, corrected)
+        if r[6] is not None:
+            out.cost[name] = out.cost.get(name, 0.0) + float(r[6])
+        if by:
+            per = out.groups.setdefault(name, {})
+            for g in _group_values(r.group):
+                per.setdefault(g, Agg()).add(r.status, r.score, corrected)
+    ans = stored_answers.answer_stats(engine, run_id)
     by_target: dict[str, list[Any]] = {}
     for a in ans:
         by_target.setdefault(a.target, []).append(a)
@@ -90,19 +78,10 @@ def aggregate(engine: Engine, run_id: str, by: str | None = "label") -> RunAggre
     return out
 
 
-def summary_sql(engine: Engine, run_id: str) -> dict[str, Agg]:
+def summary_by_evaluator(engine: Engine, run_id: str) -> dict[str, Agg]:
     """Per evaluator (and target), from one GROUP BY over the run's results — fast enough for a
     page on 100,000 items — with reviewers' corrections applied on top."""
-    from sqlalchemy import case, func
-
-    nonbinary = func.sum(case((results.c.score.not_in([0.0, 1.0]), 1), else_=0))
-    q = (select(results.c.target, results.c.evaluator, results.c.status, func.count(),
-                func.sum(results.c.score), func.sum(results.c.score * results.c.score),
-                nonbinary)
-         .where(results.c.run_id == run_id)
-         .group_by(results.c.target, results.c.evaluator, results.c.status))
-    with engine.connect() as conn:
-        rows = conn.execute(q).all()
+    rows = stored.status_counts(engine, run_id)
     several = len({r[0] for r in rows}) > 1
     out: dict[str, Agg] = {}
     for target, evaluator, status, n, total, sq, odd in rows:
@@ -121,14 +100,8 @@ def summary_sql(engine: Engine, run_id: str) -> dict[str, Agg]:
         a.c_scored, a.c_total, a.c_sq = a.scored, a.total, a.sq
     reviews = repo.latest_reviews(engine, run_id)
     if reviews:
-        keys = list(reviews)
-        with engine.connect() as conn:
-            raw = {(r.item_id, r.target, r.epoch, r.evaluator): (r.score, r.status)
-                   for r in conn.execute(select(results.c.item_id, results.c.target,
-                                                results.c.epoch, results.c.evaluator,
-                                                results.c.score, results.c.status)
-                                         .where(results.c.run_id == run_id,
-                                                results.c.item_id.in_({k[0] for k in keys})))}
+        raw = {(r.item_id, r.target, r.epoch, r.evaluator): (r.score, r.status)
+               for r in stored.sample_scores(engine, run_id, {k[0] for k in reviews})}
         for key, review in reviews.items():
             if key not in raw:
                 continue

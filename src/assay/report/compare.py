@@ -7,11 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Engine, select
-
 from assay.core.errors import ConfigError
 from assay.store import repo
-from assay.store.schema import results
+from assay.store import results as stored
+from assay.store.db import Engine
 
 from .stats import bootstrap_diff, mcnemar_exact
 
@@ -47,10 +46,7 @@ def _scores(engine: Engine, run_id: str, target: str | None
     if repo.get_run(engine, run_id) is None:
         raise ConfigError(f"no run '{run_id}' in this store (see assay runs)")
     reviews = repo.latest_reviews(engine, run_id)
-    with engine.connect() as conn:
-        rows = conn.execute(select(results.c.item_id, results.c.target, results.c.epoch,
-                                   results.c.evaluator, results.c.score, results.c.status)
-                            .where(results.c.run_id == run_id)).all()
+    rows = stored.sample_scores(engine, run_id)
     targets = {r.target for r in rows}
     if target is None and len(targets) > 1:
         raise ConfigError(f"run '{run_id}' has several targets ({', '.join(sorted(targets))})"

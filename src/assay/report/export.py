@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from sqlalchemy import Engine, select
 
 from assay.core.errors import ConfigError
 from assay.store import repo
-from assay.store.schema import results
+from assay.store import results as stored
+from assay.store.db import Engine
 
 FORMATS = ("csv", "jsonl", "parquet", "xlsx")
 COLUMNS = ("run_id", "item_id", "target", "epoch", "evaluator", "evaluator_version", "score",
@@ -40,40 +40,37 @@ def rows(engine: Engine, run_id: str) -> Iterator[dict[str, Any]]:
                                                                                    run_id)}
     reviews = repo.latest_reviews(engine, run_id)
     items = repo.get_items(engine, run["dataset_id"])
-    with engine.connect() as conn:
-        result = conn.execution_options(yield_per=2000).execute(
-            select(results).where(results.c.run_id == run_id).order_by(results.c.id))
-        for r in result.mappings():
-            key = (r["item_id"], r["target"], r["epoch"])
-            a = answers.get(key) or {}
-            t = truths.get(key)
-            review = reviews.get((*key, r["evaluator"]))
-            item = items.get(r["item_id"])
-            fields = item.fields if item else {}
-            ev = r["evidence"] or {}
-            usage = a.get("usage") or {}
-            yield {
-                "run_id": run_id, "item_id": r["item_id"], "target": r["target"],
-                "epoch": r["epoch"], "evaluator": r["evaluator"],
-                "evaluator_version": r["evaluator_version"], "score": r["score"],
-                "status": r["status"], "reason": r["reason"],
-                "corrected_score": review["score"] if review else None,
-                "review_reason": review["reason"] if review else None,
-                "reviewer": review["reviewer"] if review else None,
-                "question": _text(fields.get("prompt", fields.get("question"))),
-                "answer": a.get("text"), "answer_error": a.get("error"),
-                "latency_s": a.get("latency_s"), "tokens": usage.get("total_tokens"),
-                "ground_truth": _text(t["payload"]) if t else _text(fields.get("ground_truth")),
-                "truth_provider": t["provider"] if t else ("stored" if fields.get(
-                    "ground_truth") is not None else None),
-                "truth_instrument": t["instrument"] if t else None,
-                "truth_query": t["query"] if t else None,
-                "truth_fetched_at": t["fetched_at"].isoformat() if t else None,
-                "truth_status": t["status"] if t else None,
-                "judge_reply": ev.get("reply") if isinstance(ev, dict) else None,
-                "judge_parse": (ev.get("parsed") or {}).get("how") if isinstance(ev, dict)
-                else None,
-                "evidence": _text(ev)}
+    for r in stored.iter_results(engine, run_id):
+        key = (r["item_id"], r["target"], r["epoch"])
+        a = answers.get(key) or {}
+        t = truths.get(key)
+        review = reviews.get((*key, r["evaluator"]))
+        item = items.get(r["item_id"])
+        fields = item.fields if item else {}
+        ev = r["evidence"] or {}
+        usage = a.get("usage") or {}
+        yield {
+            "run_id": run_id, "item_id": r["item_id"], "target": r["target"],
+            "epoch": r["epoch"], "evaluator": r["evaluator"],
+            "evaluator_version": r["evaluator_version"], "score": r["score"],
+            "status": r["status"], "reason": r["reason"],
+            "corrected_score": review["score"] if review else None,
+            "review_reason": review["reason"] if review else None,
+            "reviewer": review["reviewer"] if review else None,
+            "question": _text(fields.get("prompt", fields.get("question"))),
+            "answer": a.get("text"), "answer_error": a.get("error"),
+            "latency_s": a.get("latency_s"), "tokens": usage.get("total_tokens"),
+            "ground_truth": _text(t["payload"]) if t else _text(fields.get("ground_truth")),
+            "truth_provider": t["provider"] if t else ("stored" if fields.get(
+                "ground_truth") is not None else None),
+            "truth_instrument": t["instrument"] if t else None,
+            "truth_query": t["query"] if t else None,
+            "truth_fetched_at": t["fetched_at"].isoformat() if t else None,
+            "truth_status": t["status"] if t else None,
+            "judge_reply": ev.get("reply") if isinstance(ev, dict) else None,
+            "judge_parse": (ev.get("parsed") or {}).get("how") if isinstance(ev, dict)
+            else None,
+            "evidence": _text(ev)}
 
 
 def export_run(engine: Engine, run_id: str, fmt: str, out: Path) -> int:

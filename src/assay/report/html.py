@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
-from sqlalchemy import Engine
 
 from assay.core.errors import ConfigError
 from assay.store import repo
+from assay.store.db import Engine
 
 from . import charts
 from .aggregate import aggregate

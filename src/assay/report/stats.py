@@ -1,25 +1,18 @@
 """The statistics behind "is the difference real": Wilson intervals for pass rates, McNemar's
 exact test for paired 0/1 outcomes, and a paired bootstrap interval for a difference in means.
-Written out here (they are a few lines each) so every figure in a report can be checked by
-hand; numpy only draws the bootstrap resamples."""
+Written out (they are a few lines each) so every figure in a report can be checked by hand;
+numpy only draws the bootstrap resamples. The Wilson interval is written in `core.tally`, beside
+the tally that reports it (the runner counts too, and must not import the report), and is named
+here with the others."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
 
-Z95 = 1.959963984540054
+from assay.core.tally import Z95, wilson
 
-
-def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float] | None:
-    """Wilson score interval for a proportion; None without observations."""
-    if n <= 0:
-        return None
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+__all__ = ["Z95", "bootstrap_diff", "mcnemar_exact", "percentile", "wilson"]
 
 
 def mcnemar_exact(b: int, c: int) -> float:

@@ -15,9 +15,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import Engine
-
 from assay.store import repo
+from assay.store.db import Engine
 
 Rows = dict[str, list[dict[str, Any]]]
 TABLES = ("answers", "truth_snapshots", "results", "spans")

@@ -16,15 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine
-
 from assay.core.errors import ConfigError
+from assay.core.tally import Summary
 from assay.core.types import Item
 from assay.datasets.loader import load_dataset
 from assay.datasets.select import select_items
 from assay.evaluators.build import EvaluatorFactory
-from assay.report.summary import Summary  # moves to core with the store/report split
 from assay.store import repo
+from assay.store.db import Engine
 from assay.targets.base import Target
 from assay.targets.build import build_target
 from assay.truth.capture import Capture, TruthConfig

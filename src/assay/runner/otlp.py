@@ -17,10 +17,9 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine
-
 from assay.core.errors import ConfigError
 from assay.store import repo
+from assay.store.db import Engine
 from assay.store.rows import aware
 
 BATCH = 512

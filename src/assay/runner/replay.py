@@ -11,12 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine
-
 from assay.core.errors import ConfigError
 from assay.core.types import Answer
 from assay.evaluators.build import EvaluatorFactory
 from assay.store import repo
+from assay.store.db import Engine
 from assay.store.rows import truth_from_row
 
 from .evaluate import evaluate

@@ -8,11 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine
-
 from assay.core.errors import ConfigError
 from assay.core.types import Answer, TruthSnapshot
 from assay.store import repo
+from assay.store.db import Engine
 from assay.store.rows import Key, answer_from_row, truth_from_row
 
 from .overrides import Overrides

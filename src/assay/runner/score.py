@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import IO, Any
 
 import orjson
-from sqlalchemy import Engine
 
 from assay.core.errors import ConfigError
+from assay.store.db import Engine
 
 from .execute import RunResult, run_experiment
 from .pipeline import Progress

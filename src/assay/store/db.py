@@ -12,6 +12,12 @@ from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 
 from assay.core.errors import StoreError
 
+# The handle every caller holds on the store, named here so that code outside `store` types it
+# without importing SQLAlchemy: only `store` writes SQL (the import-linter contract in
+# pyproject.toml). Callers pass it back to the store's functions.
+__all__ = ["DEFAULT_URL", "HEAD", "MIGRATIONS", "Engine", "RawJSON", "current_revision", "migrate",
+           "open_engine", "redact", "resolve_url"]
+
 HEAD = "0006"  # newest migration; opening a store at HEAD skips loading Alembic entirely
 DEFAULT_URL = "sqlite:///.assay/assay.db"
 MIGRATIONS = Path(__file__).parent / "migrations"

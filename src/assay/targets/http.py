@@ -15,8 +15,8 @@ from typing import Any
 import orjson
 
 from assay.core.errors import ConfigError
+from assay.core.render import SINGLE, render
 from assay.core.types import Answer, Item
-from assay.evaluators.judge.render import SINGLE, render
 
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _WHOLE = re.compile(r"^\{([A-Za-z_][A-Za-z0-9_]*)\}$")

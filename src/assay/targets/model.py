@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from assay.core.errors import ConfigError
+from assay.core.render import DOUBLE, SINGLE, placeholders, render
 from assay.core.types import Answer, Item
-from assay.evaluators.judge.render import DOUBLE, SINGLE, placeholders, render
 from assay.models.client import ModelClient
 
 

@@ -86,8 +86,3 @@ class Capture:
         except Exception as exc:  # a provider's bug costs its item, not the run
             return failed(self.cfg.provider, r.instrument, "fetch",
                           f"{type(exc).__name__}: {exc}", market=r.market)
-
-
-def with_truth(item: Item, snap: TruthSnapshot) -> Item:
-    """The item as evaluators see it: its ground_truth is the snapshot's payload."""
-    return item.with_field("ground_truth", snap.payload_text())

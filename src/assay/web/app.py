@@ -15,13 +15,13 @@ from fastapi import FastAPI, Form, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, select_autoescape
 from pydantic import BaseModel
-from sqlalchemy import Engine
 
 from assay import __version__
 from assay.core.errors import AssayError, ConfigError
 from assay.report import html as report_html
 from assay.report.compare import compare_runs
 from assay.store import repo
+from assay.store.db import Engine
 
 from . import queries
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .render import render
+from assay.core.render import render
+
 from .templates import Template
 
 ANSWER_NAMES = ("output", "response")  # the answer fills either name, as the specs use them

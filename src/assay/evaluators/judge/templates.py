@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from assay.core.errors import ConfigError
+from assay.core.render import DOUBLE, SINGLE, placeholders
 from assay.core.yamltext import yaml_mapping
 
 from .parse import ScoreSchema
-from .render import DOUBLE, SINGLE, placeholders
 
 BUILTIN_DIR = Path(__file__).parent / "builtin"
 USER_DIR = Path("evaluators")  # templates a project adds, relative to the working directory

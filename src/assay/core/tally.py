@@ -1,6 +1,9 @@
 """Per-evaluator (and per-label) counts, mean score and its 95 % interval (Wilson for 0/1 scores,
 else normal), with reviewers' corrections beside the raw figures, accumulated one result at a
-time."""
+time.
+
+In `core` because both the runner (a run's summary, built as it scores) and the report (the
+same figures read back from the store) count this way; the runner must not import the report."""
 
 from __future__ import annotations
 
@@ -8,7 +11,18 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from .stats import Z95, wilson
+Z95 = 1.959963984540054
+
+
+def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float] | None:
+    """Wilson score interval for a proportion; None without observations."""
+    if n <= 0:
+        return None
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 @dataclass

@@ -1,0 +1,120 @@
+"""What reports and views read of a run's results. Each function is one bounded query (or, for a
+page, one connection's few), so a run of 100,000 items stays fast; the callers count, pair and
+format, the store only reads."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import Engine, and_, case, func, select
+
+from .schema import items, results, runs
+
+# SQLAlchemy rows: tuples whose columns are also attributes (row.item_id), for callers that count
+# or pair rows themselves. Typed loosely: Row's type parameters differ between SQLAlchemy 2.0 and
+# 2.1, and callers outside the store do not import SQLAlchemy.
+Rows = Sequence[Any]
+
+
+def aggregate_rows(engine: Engine, run_id: str, by: str | None) -> Rows:
+    """Per result, in insertion order: item_id, target, epoch, evaluator, score, status, the
+    model cost from the evidence (column 6), and with `by` the item's field of that name as
+    `group` (None when the item or its field is missing)."""
+    cost = results.c.evidence["cost"].as_float()
+    cols = [results.c.item_id, results.c.target, results.c.epoch, results.c.evaluator,
+            results.c.score, results.c.status, cost]
+    q = select(*cols)
+    if by:
+        q = select(*cols, items.c.fields[by].label("group")).join(
+            runs, runs.c.id == results.c.run_id).outerjoin(
+            items, and_(items.c.dataset_id == runs.c.dataset_id,
+                        items.c.item_id == results.c.item_id))
+    q = q.where(results.c.run_id == run_id).order_by(results.c.id)
+    with engine.connect() as conn:
+        return conn.execute(q).all()
+
+
+def status_counts(engine: Engine, run_id: str) -> Rows:
+    """One GROUP BY over the run's results: per (target, evaluator, status), the count, the sum
+    of scores, the sum of squares and how many scores are neither 0 nor 1."""
+    nonbinary = func.sum(case((results.c.score.not_in([0.0, 1.0]), 1), else_=0))
+    q = (select(results.c.target, results.c.evaluator, results.c.status, func.count(),
+                func.sum(results.c.score), func.sum(results.c.score * results.c.score),
+                nonbinary)
+         .where(results.c.run_id == run_id)
+         .group_by(results.c.target, results.c.evaluator, results.c.status))
+    with engine.connect() as conn:
+        return conn.execute(q).all()
+
+
+def sample_scores(engine: Engine, run_id: str, item_ids: Iterable[str] | None = None
+                  ) -> Rows:
+    """item_id, target, epoch, evaluator, score, status of the run's results (of some items)."""
+    q = select(results.c.item_id, results.c.target, results.c.epoch, results.c.evaluator,
+               results.c.score, results.c.status).where(results.c.run_id == run_id)
+    if item_ids is not None:
+        q = q.where(results.c.item_id.in_(item_ids))
+    with engine.connect() as conn:
+        return conn.execute(q).all()
+
+
+def iter_results(engine: Engine, run_id: str, batch: int = 2000
+                 ) -> Iterator[Mapping[Any, Any]]:
+    """Every result of a run, in insertion order, fetched `batch` rows at a time: an export of
+    a large run never holds all its evidence at once."""
+    with engine.connect() as conn:
+        result = conn.execution_options(yield_per=batch).execute(
+            select(results).where(results.c.run_id == run_id).order_by(results.c.id))
+        yield from result.mappings()
+
+
+def item_results(engine: Engine, run_id: str, item_id: str) -> list[dict[str, Any]]:
+    """One item's results in a run, with their evidence."""
+    with engine.connect() as conn:
+        return [dict(r) for r in conn.execute(
+            select(results).where(results.c.run_id == run_id, results.c.item_id == item_id)
+            .order_by(results.c.id)).mappings().all()]
+
+
+def evaluator_names(engine: Engine, run_id: str) -> list[str]:
+    """The evaluators that have results in the run (unordered)."""
+    with engine.connect() as conn:
+        return [r[0] for r in conn.execute(
+            select(results.c.evaluator).where(results.c.run_id == run_id).distinct())]
+
+
+def results_page(engine: Engine, run_id: str, dataset_id: str, *, evaluator: str | None = None,
+                 status: str | None = None, label: str | None = None,
+                 score: float | None = None, no_score: bool = False, limit: int = 50,
+                 offset: int = 0) -> tuple[int, list[dict[str, Any]]]:
+    """(how many results match, one page of them): item_id, target, epoch, evaluator, score,
+    status, reason and the item's label. Three short queries on one connection: the count, the
+    page's ids (through the indexes), then those rows."""
+    conds = [results.c.run_id == run_id]
+    if evaluator:
+        conds.append(results.c.evaluator == evaluator)
+    if status:
+        conds.append(results.c.status == status)
+    if no_score:
+        conds.append(results.c.score.is_(None))
+    elif score is not None:
+        conds.append(results.c.score == score)
+    base = select(results.c.id).where(*conds)
+    on_item = and_(items.c.dataset_id == dataset_id, items.c.item_id == results.c.item_id)
+    with engine.connect() as conn:
+        if label:
+            # items.label is its own indexed column: the join runs from the label's items to
+            # their results through the (run, item, …) unique index
+            base = base.join(items, on_item).where(items.c.label == label)
+        total = conn.execute(select(func.count()).select_from(base.subquery())).scalar_one()
+        ids = [r[0] for r in conn.execute(base.order_by(results.c.id).limit(limit)
+                                          .offset(offset))]
+        rows = conn.execute(
+            select(results.c.item_id, results.c.target, results.c.epoch,
+                   results.c.evaluator, results.c.score, results.c.status,
+                   results.c.reason, items.c.label.label("label"))
+            .join(items, on_item, isouter=True)
+            .where(results.c.id.in_(ids)).order_by(results.c.id)).mappings().all() \
+            if ids else []
+    return int(total), [dict(r) for r in rows]

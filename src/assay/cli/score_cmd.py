@@ -11,10 +11,10 @@ from rich.table import Table
 
 from assay.core.errors import ConfigError
 from assay.core.types import Answer, Item
+from assay.datasets.answers import answer_from_item, load_responses
 from assay.datasets.loader import load_dataset, parse_field_map
 from assay.evaluators.build import EvaluatorFactory
 from assay.report.summary import Summary, Tally
-from assay.runner.answers import answer_from_item, load_responses
 from assay.runner.score import ascore_dataset
 from assay.store.db import open_engine, redact, resolve_url
 

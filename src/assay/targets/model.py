@@ -12,6 +12,8 @@ from assay.core.types import Answer, Item
 from assay.evaluators.judge.render import DOUBLE, SINGLE, placeholders, render
 from assay.models.client import ModelClient
 
+from .base import TargetContext, mapping_option
+
 
 class ModelTarget:
     kind = "model"
@@ -57,3 +59,11 @@ class ModelTarget:
 
     async def close(self) -> None:
         pass  # the client is shared and closed by its owner
+
+
+def build(ctx: TargetContext, *, name: str, model: str, prompt: str = "{prompt}",
+          system: str | None = None, params: dict[str, Any] | None = None,
+          placeholders: str | None = None) -> ModelTarget:
+    return ModelTarget(name, ctx.client(str(model)), prompt=str(prompt), system=system,
+                       params=mapping_option(params, "params", name),
+                       placeholders_syntax=placeholders)

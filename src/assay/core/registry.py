@@ -169,6 +169,14 @@ class Registry(Generic[T]):
                      extra, hint, self.context if context is None else context,
                      dict(meta or {}))
 
+    def remove(self, name: str) -> None:
+        """Take an entry (and its aliases) out: for a plugin being unloaded, and for tests that
+        register a kind of their own. Replacing an entry is remove, then register."""
+        entry = self.entry(name)
+        self._entries.pop(entry.name, None)
+        for alias in entry.aliases:
+            self._aliases.pop(alias, None)
+
     def add_source(self, source: Callable[[], Iterable[Entry[T]]]) -> None:
         """Entries found at lookup time (judge templates in a folder): asked for a name no
         registration has, and for listings; a found name that clashes is an error."""
@@ -208,9 +216,9 @@ class Registry(Generic[T]):
         return found
 
     def close(self, name: str, n: int = 3) -> list[str]:
-        """Known names (and aliases) that look like `name`, best first."""
-        known = [*self.names(), *self._aliases]
-        return difflib.get_close_matches(name, known, n=n, cutoff=0.5)
+        """Known names (and aliases) that look like `name`, best first: only those nearly as
+        close as the closest, so a typo gets its name and not the whole family."""
+        return close_names(name, [*self.names(), *self._aliases], n)
 
     def unknown(self, name: str) -> ConfigError:
         close = self.close(name)
@@ -222,7 +230,10 @@ class Registry(Generic[T]):
         """The entry's arguments; None when its factory takes any (**kwargs)."""
         if entry.args is not None:
             return entry.args
-        params = list(inspect.signature(self._load(entry)).parameters.values())
+        try:
+            params = list(inspect.signature(self._load(entry)).parameters.values())
+        except (TypeError, ValueError):  # a builtin without a signature: take what it gets
+            return None
         if entry.context and params:
             params = params[1:]
         if any(p.kind is p.VAR_KEYWORD for p in params):
@@ -262,9 +273,9 @@ class Registry(Generic[T]):
         names = [a.name for a in known]
         for key in args:
             if key not in names:
-                close = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
+                close = close_names(key, names, 2)
                 raise ConfigError(f"{where}: unknown option '{key}'"
-                                  + (f"; did you mean {close[0]}?" if close else "")
+                                  + (f"; did you mean {', '.join(close)}?" if close else "")
                                   + f" (known: {', '.join(names) or 'none'})")
         absent = [a.name for a in known if a.required and args.get(a.name) is None]
         if absent:
@@ -320,6 +331,15 @@ class Registry(Generic[T]):
         return out
 
 
+def close_names(name: str, known: Iterable[str], n: int = 3) -> list[str]:
+    scored = sorted(((difflib.SequenceMatcher(None, name, k).ratio(), k) for k in known),
+                    key=lambda x: -x[0])
+    if not scored or scored[0][0] < 0.5:
+        return []
+    best = scored[0][0]
+    return [k for r, k in scored if r >= max(0.5, best - 0.1)][:n]
+
+
 def _attach(component: Any, record: Built) -> None:
     try:
         object.__setattr__(component, _RECORD, record)
@@ -343,4 +363,7 @@ def _importable(module: str) -> bool:
 def _where(factory: Any) -> str:
     if isinstance(factory, str):
         return factory
-    return f"{getattr(factory, '__module__', '?')}:{getattr(factory, '__qualname__', factory)}"
+    qualname = getattr(factory, "__qualname__", None)
+    if qualname is None:  # a factory object: its repr says where it comes from
+        return repr(factory)
+    return f"{getattr(factory, '__module__', '?')}:{qualname}"

@@ -64,6 +64,6 @@ class ModelTarget:
 def build(ctx: TargetContext, *, name: str, model: str, prompt: str = "{prompt}",
           system: str | None = None, params: dict[str, Any] | None = None,
           placeholders: str | None = None) -> ModelTarget:
+    checked = mapping_option(params, "params", name)  # before a client is made for it
     return ModelTarget(name, ctx.client(str(model)), prompt=str(prompt), system=system,
-                       params=mapping_option(params, "params", name),
-                       placeholders_syntax=placeholders)
+                       params=checked, placeholders_syntax=placeholders)

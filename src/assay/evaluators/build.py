@@ -39,10 +39,12 @@ class EvaluatorFactory:
     def build(self, spec: str, mapping: Mapping[str, str] | None = None) -> Evaluator:
         name, _, model = spec.partition("@")
         args: dict[str, Any] = {}
-        if name not in EVALUATORS and Path(name).suffix.lower() in TEMPLATE_SUFFIXES \
-                and Path(name).exists():
-            name, args["path"] = "judge-file", name
-        entry = EVALUATORS.entry(name)
+        try:
+            entry = EVALUATORS.entry(name)
+        except ConfigError:
+            if Path(name).suffix.lower() not in TEMPLATE_SUFFIXES or not Path(name).exists():
+                raise
+            entry, args["path"] = EVALUATORS.entry("judge-file"), name
         if entry.kind == "jury":
             raise ConfigError(f"'{name}' combines the run's model judges: give the judges "
                               f"and --jury {name.removeprefix('jury-')}")

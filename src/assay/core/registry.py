@@ -172,8 +172,10 @@ class Registry(Generic[T]):
     def remove(self, name: str) -> None:
         """Take an entry (and its aliases) out: for a plugin being unloaded, and for tests that
         register a kind of their own. Replacing an entry is remove, then register."""
-        entry = self.entry(name)
-        self._entries.pop(entry.name, None)
+        entry = self._entries.get(self._aliases.get(name, name))
+        if entry is None:  # a source's entry goes with its file, not from here
+            raise self.unknown(name)
+        del self._entries[entry.name]
         for alias in entry.aliases:
             self._aliases.pop(alias, None)
 

@@ -27,9 +27,10 @@ import orjson
 from assay.core.errors import ConfigError
 from assay.runner.execute import run_experiment
 from assay.runner.pipeline import Progress
-from assay.runner.spec import DatasetSpec, EvaluatorSpec, ExperimentSpec, TargetSpec
+from assay.runner.spec import DatasetSpec, EvaluatorSpec, ExperimentSpec
 from assay.store import repo
 from assay.store.db import open_engine
+from assay.targets.spec import TargetSpec
 
 TargetArg = Callable[..., Any] | str | dict[str, Any] | None
 

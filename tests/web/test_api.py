@@ -151,3 +151,20 @@ def test_serving_beyond_localhost_needs_a_token(two_runs: Store) -> None:
 
     with pytest.raises(ConfigError, match="set ASSAY_UI_TOKEN"):
         serve(open_engine(two_runs.url), host="0.0.0.0", port=1, token=None)
+
+
+def test_listings_come_from_the_registries(tmp_path: Path) -> None:
+    c = TestClient(create_app(open_engine(f"sqlite:///{tmp_path / 'empty.db'}")))
+    evaluators = {e["name"]: e for e in c.get("/api/evaluators").json()}
+    assert evaluators["finance-hybrid"]["kind"] == "hybrid"
+    assert evaluators["finsearch-t1-judge"]["kind"] == "judge template"
+    assert evaluators["finsearch-t1-judge"]["variables"] == [
+        "prompt", "response_reference", "ground_truth", "response"]
+    assert {"finance-rubric", "item-judge", "jury-majority"} <= set(evaluators)
+    assert "finance-hybrid" in c.get("/evaluators").text
+    targets = [t["name"] for t in c.get("/api/targets").json()]
+    assert targets == ["model", "http", "python", "command", "recorded",
+                       "baseline-quote-agent"]
+    providers = {p["name"]: p for p in c.get("/api/providers").json()}
+    assert list(providers) == ["akshare", "yfinance", "tushare", "wind", "snapshot"]
+    assert providers["yfinance"]["extra"] == "yfinance"

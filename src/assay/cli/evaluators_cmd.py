@@ -1,14 +1,15 @@
-"""`assay evaluators list|show`."""
+"""`assay evaluators list|show`, `assay targets list`, `assay truth providers`: listings read
+from the registries, so a registered component is listed without touching this file."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from assay.core.errors import ConfigError
-from assay.evaluators import registry
-from assay.evaluators.judge.templates import get_template, load_template, template_paths
+from assay.core.registry import Registry
 
 
 def _console() -> Console:
@@ -17,37 +18,43 @@ def _console() -> Console:
 
 
 def list_evaluators() -> None:
-    console = _console()
+    from assay.evaluators.registry import EVALUATORS
+
     table = Table(title="evaluators")
-    for col in ("name", "kind", "score", "reads"):
+    for col in ("name", "kind", "score", "reads", "description"):
         table.add_column(col, no_wrap=col == "name")
-    for name in registry.names():
-        ev = registry.get(name)
-        table.add_row(name, "code", "0, 1 or null", ", ".join(ev.requires))
-    for name, path in template_paths().items():
-        t = load_template(path)
-        table.add_row(name, "judge", escape(t.schema.describe()), ", ".join(t.variables))
-    table.add_row("item-judge", "judge", 'integer in [0, 1] or "null"',
-                  "the item's judge_system_prompt, judge_prompt_template")
-    console.print(table)
+    for e in EVALUATORS.describe():
+        table.add_row(e["name"], e["kind"], escape(str(e.get("score", ""))),
+                      escape(", ".join(e.get("reads") or ())), escape(e["summary"]))
+    _console().print(table)
 
 
 def show_evaluator(name: str) -> None:
+    from assay.evaluators.judge.templates import get_template
+    from assay.evaluators.registry import EVALUATORS
+
     console = _console()
-    if name in registry.names():
-        ev = registry.get(name)
-        console.print(f"[bold]{name}[/] (code evaluator, version {ev.version})")
-        console.print(f"reads item fields: {', '.join(ev.requires)}")
+    if name not in EVALUATORS and name.lower().endswith((".md", ".yaml", ".yml")):
+        _show_template(console, get_template(name))
         return
-    if name == "item-judge":
-        console.print("[bold]item-judge[/]: uses the item's own judge_system_prompt and "
-                      "judge_prompt_template ({var} placeholders); score 0, 1 or \"null\".")
+    entry = EVALUATORS.entry(name)  # unknown: "did you mean …"
+    if entry.kind == "judge template":
+        _show_template(console, get_template(entry.name))
         return
-    try:
-        t = get_template(name)
-    except ConfigError as exc:
-        known = ", ".join([*registry.names(), *template_paths(), "item-judge"])
-        raise ConfigError(f"{exc}; known: {known}") from None
+    info = next(e for e in EVALUATORS.describe() if e["name"] == entry.name)
+    version = ""
+    if entry.kind == "code":  # builds without a model: its version is worth showing
+        version = f", version {EVALUATORS.build(entry.name).version}"
+    console.print(f"[bold]{entry.name}[/] ({entry.kind} evaluator{version}): "
+                  f"{escape(info['summary'])}")
+    if info.get("reads"):
+        console.print(f"reads item fields: {', '.join(info['reads'])}")
+    if info.get("score"):
+        console.print(f"score: {escape(str(info['score']))}")
+    _print_args(console, info["args"])
+
+
+def _show_template(console: Console, t: Any) -> None:
     console.print(f"[bold]{t.name}[/] (judge template, version {t.version}, {t.source})")
     if t.description:
         console.print(escape(t.description))
@@ -57,3 +64,35 @@ def show_evaluator(name: str) -> None:
         if text.strip():
             console.rule(role)
             console.print(escape(text), highlight=False)
+
+
+def _print_args(console: Console, args: list[dict[str, Any]]) -> None:
+    for a in args:
+        need = " (required)" if a["required"] else ""
+        console.print(f"  {a['name']}{need}: {escape(a['help'])}", highlight=False)
+
+
+def list_entries(registry: Registry[Any], title: str, skip: tuple[str, ...] = ()) -> None:
+    """A registry's entries with their options; `*` marks a required one."""
+    table = Table(title=title)
+    for col in ("name", "kind", "description", "options", "needs"):
+        table.add_column(col, no_wrap=col == "name")
+    for e in registry.describe():
+        options = ", ".join(a["name"] + ("*" if a["required"] else "") for a in e["args"]
+                            if a["name"] not in skip)
+        install = (f"pip install 'assay-eval[{e['extra']}]'" if e.get("extra")
+                   else e.get("hint") or "")
+        table.add_row(e["name"], e["kind"], escape(e["summary"]), options, escape(install))
+    _console().print(table)
+
+
+def list_targets() -> None:
+    from assay.targets.registry import TARGETS
+
+    list_entries(TARGETS, "target types (* required)", skip=("name",))
+
+
+def list_providers() -> None:
+    from assay.truth.registry import PROVIDERS
+
+    list_entries(PROVIDERS, "ground-truth providers (* required)")

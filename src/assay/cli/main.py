@@ -334,13 +334,34 @@ def truth_fetch(
                            snapshots=snapshots, date=date, as_json=as_json))
 
 
+@truth_app.command("providers")
+def truth_providers() -> None:
+    """List the ground-truth providers, their options and the extra each needs."""
+    from .evaluators_cmd import list_providers
+
+    list_providers()
+
+
+targets_app = typer.Typer(help="Target types: what answers an item in `assay run`.",
+                          no_args_is_help=True)
+app.add_typer(targets_app, name="targets")
+
+
+@targets_app.command("list")
+def targets_list() -> None:
+    """List the target types a spec may use, with their options."""
+    from .evaluators_cmd import list_targets
+
+    list_targets()
+
+
 evaluators_app = typer.Typer(help="Evaluators and judge templates.", no_args_is_help=True)
 app.add_typer(evaluators_app, name="evaluators")
 
 
 @evaluators_app.command("list")
 def evaluators_list() -> None:
-    """List code evaluators and judge templates (built-in and ./evaluators/)."""
+    """List evaluators: code, judge templates (built-in and ./evaluators/), hybrids, juries."""
     from .evaluators_cmd import list_evaluators
 
     list_evaluators()

@@ -1,4 +1,5 @@
-"""Where `assay score` finds the answers: a field of the items, or a separate file keyed by id."""
+"""Recorded answers, as the `recorded` target and `assay score` read them: a field of the
+items, or a separate file keyed by item id."""
 
 from __future__ import annotations
 

@@ -1,23 +1,30 @@
-"""Evaluator names → evaluators, for `assay score`, `assay run`, replay and the Python API.
+"""Evaluator names → evaluators, for `assay score`, `assay run`, replay and the Python API,
+through the evaluator registry.
 
-`TEMPLATE@MODEL` (or a default judge model) makes a model judge; one client per model, created
-inside the running event loop and closed at the end."""
+`NAME@MODEL` (or a default judge model) gives a model judge its model; one client per model,
+created inside the running event loop and closed at the end. A template file may stand for a
+name (`-e my-judge.md@MODEL`)."""
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from assay.core.errors import ConfigError
+from assay.core.registry import Built
 from assay.store.db import Engine
 
-from . import registry
 from .base import Evaluator
+from .registry import EVALUATORS
+
+TEMPLATE_SUFFIXES = (".md", ".yaml", ".yml")
 
 
 class EvaluatorFactory:
+    """The context evaluators are built in: the store (for the response cache), the default
+    judge model and the model clients, shared with the run's model targets."""
+
     def __init__(self, engine: Engine, *, judge_model: str | None = None,
                  use_cache: bool = True, models_file: Path | None = None,
                  fresh: bool = False) -> None:
@@ -30,34 +37,32 @@ class EvaluatorFactory:
 
     def build(self, spec: str, mapping: Mapping[str, str] | None = None) -> Evaluator:
         name, _, model = spec.partition("@")
-        if not model and name in registry.names():
-            if mapping:
+        args: dict[str, Any] = {}
+        try:
+            entry = EVALUATORS.entry(name)
+        except ConfigError:
+            if Path(name).suffix.lower() not in TEMPLATE_SUFFIXES or not Path(name).exists():
+                raise
+            entry, args["path"] = EVALUATORS.entry("judge-file"), name
+        if entry.kind == "jury":
+            raise ConfigError(f"'{name}' combines the run's model judges: give the judges "
+                              f"and --jury {name.removeprefix('jury-')}")
+        takes = {a.name for a in EVALUATORS.arguments(entry) or ()}
+        if model and "model" not in takes:
+            raise ConfigError(f"evaluator '{name}' calls no model: write it without @{model}")
+        if model or (self.judge_model and "model" in takes):
+            args["model"] = model or self.judge_model
+        if mapping:
+            if "mapping" not in takes:
                 raise ConfigError(f"evaluator '{name}' takes no variable mapping")
-            return registry.get(name)
-        from assay.models.cache import ResponseCache
+            args["mapping"] = dict(mapping)
+        built: Evaluator = EVALUATORS.build(entry.name, self, **args)
+        return built
 
-        from .judge.evaluator import JudgeEvaluator
-
-        model = model or self.judge_model or ""
-        cache = ResponseCache(self.engine, read=not self.fresh) if self.use_cache else None
-        if name == "finance-hybrid":
-            if not model:
-                raise ConfigError("finance-hybrid reads answers with a model: give "
-                                  "--judge-model MODEL or write finance-hybrid@MODEL")
-            from .hybrid import FinanceHybrid
-
-            return FinanceHybrid(self.client(model), cache)
-        template = None if name == "item-judge" else template_or_hint(name)
-        if not model:
-            raise ConfigError(f"evaluator '{name}' is an LLM judge: give --judge-model MODEL "
-                              f"or write {name}@MODEL")
-        if template is not None and mapping:
-            unknown = sorted(set(mapping) - set(template.variables))
-            if unknown:
-                raise ConfigError(f"evaluator '{spec}': mapping names variable(s) the template "
-                                  f"does not have: {', '.join(unknown)} (it has "
-                                  f"{', '.join(template.variables)})")
-        return JudgeEvaluator(template, self.client(model), cache=cache, mapping=mapping)
+    def rebuild(self, record: Built | Mapping[str, Any]) -> Evaluator:
+        """An evaluator as its build record (in a run's manifest) describes it."""
+        built: Evaluator = EVALUATORS.rebuild(record, self)
+        return built
 
     def client(self, model: str) -> Any:
         if model not in self.clients:
@@ -67,23 +72,17 @@ class EvaluatorFactory:
             self.clients[model] = ModelClient(get_model(model, self.models_file))
         return self.clients[model]
 
+    def response_cache(self) -> Any:
+        """A cache per judge, as before: it reads only when the run is not `--fresh`."""
+        if not self.use_cache:
+            return None
+        from assay.models.cache import ResponseCache
+
+        return ResponseCache(self.engine, read=not self.fresh)
+
     def public_models(self) -> dict[str, Any]:
         return {name: client.cfg.public() for name, client in self.clients.items()}
 
     async def close(self) -> None:
         for client in self.clients.values():
             await client.close()
-
-
-def template_or_hint(name: str) -> Any:
-    from .judge.templates import get_template, load_template, template_paths
-
-    paths = template_paths()  # scanned once; get_template would scan them all again
-    if name in paths:
-        return load_template(paths[name])
-    if Path(name).exists():
-        return get_template(name)
-    known = [*registry.names(), *paths, "item-judge", "finance-hybrid"]
-    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
-    hint = f"; did you mean {', '.join(close)}?" if close else f"; known: {', '.join(known)}"
-    raise ConfigError(f"unknown evaluator '{name}'{hint}")

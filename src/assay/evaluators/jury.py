@@ -5,6 +5,7 @@ listed but does not count. A majority tie is `unscored` ("tie"), never a coin fl
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 
 from assay.core.errors import ConfigError
 from assay.core.types import Score, ScoreStatus
@@ -43,3 +44,31 @@ def combine(method: str, members: list[Score]) -> Score:
     value, count = ranked[0]
     return Score(value, ScoreStatus.SCORED, f"{count} of {len(values)} judges gave {value:g}",
                  name, method, full, evidence)
+
+
+@dataclass(frozen=True)
+class Jury:
+    """A registered jury (`jury-majority`, `jury-mean`): not an evaluator of its own, it
+    combines the scores a run's model judges gave one item."""
+
+    method: str
+
+    def __post_init__(self) -> None:
+        if self.method not in METHODS:
+            raise ConfigError(f"unknown jury method '{self.method}' (use "
+                              f"{' or '.join(METHODS)})")
+
+    @property
+    def name(self) -> str:
+        return jury_name(self.method)
+
+    def combine(self, members: list[Score]) -> Score:
+        return combine(self.method, members)
+
+
+def majority() -> Jury:
+    return Jury("majority")
+
+
+def mean() -> Jury:
+    return Jury("mean")

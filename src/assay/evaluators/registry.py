@@ -1,46 +1,42 @@
-"""Name → evaluator factory. Strict: no silent overwrite, and an unknown name suggests the
-closest known ones."""
+"""The evaluators: code evaluators, judge templates, item-judge, hybrids and juries in one
+registry. A new evaluator is a module with a class or factory and one `EVALUATORS.register`
+line here; a judge template is a file in `evaluators/judge/builtin/` or a project's
+`./evaluators/` and needs no line at all. `assay evaluators list`, the UI and the docs read
+this registry."""
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Callable
+from typing import Any
 
-from assay.core.errors import ConfigError
+from assay.core.registry import Arg, Registry
 
-from .base import Evaluator
+from .judges import MAPPING, MODEL, template_entries
 
-Factory = Callable[[], Evaluator]
-_FACTORIES: dict[str, Factory] = {}
+# Any: besides evaluators it holds the juries, which combine judges' scores (kind "jury").
+EVALUATORS: Registry[Any] = Registry("evaluators", noun="evaluator", context=True)
 
-
-def register(name: str, factory: Factory) -> None:
-    if name in _FACTORIES and _FACTORIES[name] is not factory:
-        raise ConfigError(f"evaluator '{name}' is already registered")
-    _FACTORIES[name] = factory
-
-
-def names() -> list[str]:
-    _builtins()
-    return sorted(_FACTORIES)
-
-
-def get(name: str) -> Evaluator:
-    _builtins()
-    factory = _FACTORIES.get(name)
-    if factory is None:
-        close = difflib.get_close_matches(name, _FACTORIES, n=3, cutoff=0.5)
-        hint = f"; did you mean {', '.join(close)}?" if close else (
-            f"; known: {', '.join(sorted(_FACTORIES))}")
-        raise ConfigError(f"unknown evaluator '{name}'{hint}")
-    return factory()
-
-
-def _builtins() -> None:
-    if "finance-rubric" not in _FACTORIES:
-        from .rubric.evaluator import FinanceRubric
-
-        def finance_rubric() -> Evaluator:
-            return FinanceRubric()
-
-        register("finance-rubric", finance_rubric)
+EVALUATORS.register(
+    "finance-rubric", "assay.evaluators.rubric.evaluator:FinanceRubric", kind="code",
+    context=False, args=(), summary="the executable finance rubric (T1 rules in code)",
+    meta={"score": "0, 1 or null", "reads": ["prompt", "response_reference", "ground_truth"]})
+EVALUATORS.register(
+    "item-judge", "assay.evaluators.judges:item_judge", kind="judge", args=(MODEL, MAPPING),
+    summary="each item's own judge prompts, FinSearchComp style",
+    meta={"score": 'integer in [0, 1] or "null"',
+          "reads": ["judge_system_prompt", "judge_prompt_template"]})
+EVALUATORS.register(
+    "finance-hybrid", "assay.evaluators.judges:finance_hybrid", kind="hybrid", args=(MODEL,),
+    summary="a model extracts the values the answer states; the finance rubric decides",
+    meta={"score": "0, 1 or null", "reads": ["prompt", "response_reference", "ground_truth"]})
+EVALUATORS.register(
+    "judge-file", "assay.evaluators.judges:file_judge", kind="judge",
+    args=(Arg("path", True, "a template file (.md, .yaml)"), MODEL, MAPPING),
+    summary="a judge template read from a file: -e PATH.md@MODEL",
+    meta={"score": "as the template says"})
+for _method in ("majority", "mean"):
+    EVALUATORS.register(
+        f"jury-{_method}", f"assay.evaluators.jury:{_method}", kind="jury", context=False,
+        args=(), summary=f"the {_method} of the run's model judges (--jury {_method}); a "
+        "member's own score stays",
+        meta={"score": "combined from the judges' scores"})
+EVALUATORS.add_source(lambda: template_entries(EVALUATORS))

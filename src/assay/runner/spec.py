@@ -25,16 +25,12 @@ import yaml
 
 from assay.core.errors import ConfigError
 from assay.core.yamltext import yaml_mapping
+from assay.targets.registry import TARGETS
+from assay.targets.spec import TARGET_KEYS, TargetSpec, required_options
 
-TARGET_KEYS: dict[str, set[str]] = {
-    "model": {"model", "prompt", "system", "params", "placeholders"},
-    "http": {"url", "method", "headers", "body", "answer_path", "extras", "timeout_s"},
-    "python": {"function"},
-    "command": {"command", "timeout_s"},
-    "recorded": {"field", "file"},
-    "baseline-quote-agent": {"provider", "snapshots", "date", "field", "market", "cache_s",
-                             "min_interval_s", "token_env"},
-}
+__all__ = ["TARGET_KEYS", "DatasetSpec", "EvaluatorSpec", "ExperimentSpec", "TargetSpec",
+           "load_spec", "parse_spec"]
+
 TOP_KEYS = {"name", "dataset", "targets", "target", "evaluators", "concurrency", "repeats",
             "ground_truth", "tags", "timeout_s", "group_by", "seed", "description", "otlp",
             "truth", "commit", "jury", "judge_model"}
@@ -53,13 +49,6 @@ class DatasetSpec:
     limit: int | None = None
     sample: int | None = None
     seed: int = 0
-
-
-@dataclass
-class TargetSpec:
-    name: str
-    type: str
-    options: dict[str, Any]
 
 
 @dataclass
@@ -194,18 +183,19 @@ def parse_spec(data: dict[str, Any], path: Path, lines: _Lines | None = None) ->
         if not isinstance(t, dict):
             raise fail("must be a mapping with name and type", key, i)
         kind = t.get("type")
-        if kind not in TARGET_KEYS:
-            raise fail(f"unknown target type '{kind}' (known: {', '.join(TARGET_KEYS)})",
+        if not isinstance(kind, str) or kind not in TARGET_KEYS:
+            close = TARGETS.close(str(kind))
+            raise fail(f"unknown target type '{kind}' (known: {', '.join(TARGET_KEYS)})"
+                       + (f"; did you mean {', '.join(close)}?" if close else ""),
                        key, i, "type")
         name = str(t.get("name") or kind)
         extra = sorted(set(t) - TARGET_KEYS[kind] - {"name", "type"})
         if extra:
             raise fail(f"not a {kind} target option (known: "
                        f"{', '.join(sorted(TARGET_KEYS[kind]))})", key, i, extra[0])
-        required = {"model": "model", "http": "url", "python": "function",
-                    "command": "command"}.get(kind)
-        if required and not t.get(required):
-            raise fail(f"a {kind} target needs '{required}'", key, i)
+        for required in required_options(kind):
+            if not t.get(required):
+                raise fail(f"a {kind} target needs '{required}'", key, i)
         if any(x.name == name for x in targets):
             raise fail(f"target name '{name}' is used twice", key, i, "name")
         targets.append(TargetSpec(name, kind, {k: v for k, v in t.items()

@@ -1,9 +1,13 @@
-"""What a target is, to the runner."""
+"""What a target is, to the runner, and what a target factory is given beside its options."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
+from assay.core.errors import ConfigError
 from assay.core.types import Answer, Item
 
 
@@ -20,3 +24,21 @@ class Target(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class TargetContext:
+    """What a run lends its targets and a manifest does not hold: the model client of a name
+    (shared with the judges, so one model has one connection pool and one adaptive limit) and
+    the spec's folder, against which relative paths and `module:function` references resolve."""
+
+    client: Callable[[str], Any]
+    base: Path
+
+
+def mapping_option(value: Any, key: str, name: str) -> dict[str, Any]:
+    """An option that must be a mapping (`headers`, `params`); absent means empty."""
+    value = value or {}
+    if not isinstance(value, dict):
+        raise ConfigError(f"target '{name}': {key} must be a mapping")
+    return value

@@ -10,8 +10,11 @@ import re
 import time
 from typing import Any
 
+from assay.core.errors import ConfigError
 from assay.core.types import Answer, Item, TruthSnapshot
-from assay.truth.capture import Capture
+from assay.truth.capture import Capture, TruthConfig
+
+from .base import TargetContext
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 ZH = (("last", "最新价"), ("open", "今开"), ("high", "最高"), ("low", "最低"),
@@ -63,3 +66,23 @@ class BaselineQuoteAgent:
 
     async def close(self) -> None:
         pass
+
+
+def build(ctx: TargetContext, *, name: str, provider: str = "snapshot",
+          snapshots: str | None = None, date: str | None = None, field: str | None = None,
+          market: str | None = None, cache_s: float | None = None,
+          min_interval_s: float | None = None, token_env: str | None = None
+          ) -> BaselineQuoteAgent:
+    if provider == "snapshot":
+        if not snapshots:
+            raise ConfigError(f"target '{name}': the snapshot provider needs 'snapshots' "
+                              "(a folder of recorded tables)")
+        mode = f"snapshot:{snapshots}" + (f"@{date}" if date else "")
+    else:
+        mode = "live"
+    given = {"field": field, "market": market, "cache_s": cache_s,
+             "min_interval_s": min_interval_s, "token_env": token_env}
+    truth: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+    if provider != "snapshot":
+        truth["provider"] = provider
+    return BaselineQuoteAgent(name, Capture(TruthConfig.parse(mode, truth, ctx.base)))

@@ -15,6 +15,8 @@ import orjson
 from assay.core.errors import ConfigError
 from assay.core.types import Answer, Item
 
+from .base import TargetContext
+
 
 class CommandTarget:
     kind = "command"
@@ -58,3 +60,8 @@ class CommandTarget:
 
     async def close(self) -> None:
         pass
+
+
+def build(ctx: TargetContext, *, name: str, command: str | list[str],
+          timeout_s: float = 60) -> CommandTarget:
+    return CommandTarget(name, command, timeout_s=float(timeout_s), cwd=ctx.base)

@@ -18,6 +18,8 @@ from assay.core.errors import ConfigError
 from assay.core.render import SINGLE, render
 from assay.core.types import Answer, Item
 
+from .base import TargetContext, mapping_option
+
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _WHOLE = re.compile(r"^\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 
@@ -136,3 +138,16 @@ class HttpTarget:
     async def close(self) -> None:
         if self._session is not None:
             await self._session.close()
+
+
+def build(ctx: TargetContext, *, name: str, url: str, method: str = "POST",
+          headers: dict[str, Any] | None = None, body: Any = None,
+          answer_path: str = "$.answer", extras: dict[str, Any] | None = None,
+          timeout_s: float = 60) -> HttpTarget:
+    return HttpTarget(name, str(url), method=str(method),
+                      headers={str(k): str(v) for k, v in
+                               mapping_option(headers, "headers", name).items()},
+                      body=body, answer_path=str(answer_path),
+                      extras={str(k): str(v) for k, v in
+                              mapping_option(extras, "extras", name).items()},
+                      timeout_s=float(timeout_s))

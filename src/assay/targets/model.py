@@ -12,6 +12,8 @@ from assay.core.render import DOUBLE, SINGLE, placeholders, render
 from assay.core.types import Answer, Item
 from assay.models.client import ModelClient
 
+from .base import TargetContext, mapping_option
+
 
 class ModelTarget:
     kind = "model"
@@ -57,3 +59,11 @@ class ModelTarget:
 
     async def close(self) -> None:
         pass  # the client is shared and closed by its owner
+
+
+def build(ctx: TargetContext, *, name: str, model: str, prompt: str = "{prompt}",
+          system: str | None = None, params: dict[str, Any] | None = None,
+          placeholders: str | None = None) -> ModelTarget:
+    checked = mapping_option(params, "params", name)  # before a client is made for it
+    return ModelTarget(name, ctx.client(str(model)), prompt=str(prompt), system=system,
+                       params=checked, placeholders_syntax=placeholders)

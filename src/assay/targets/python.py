@@ -16,6 +16,8 @@ from typing import Any
 from assay.core.errors import ConfigError
 from assay.core.types import Answer, Item
 
+from .base import TargetContext
+
 
 def load_function(ref: str, where: str, search: Path | None = None) -> Callable[..., Any]:
     module_name, _, attr = ref.partition(":")
@@ -74,3 +76,8 @@ class PythonTarget:
 
     async def close(self) -> None:
         pass
+
+
+def build(ctx: TargetContext, *, name: str, function: str | Callable[..., Any]) -> PythonTarget:
+    return PythonTarget(name, function if callable(function) else str(function),
+                        search=ctx.base)

@@ -9,6 +9,8 @@ from typing import Any
 from assay.core.types import Answer, Item
 from assay.datasets.answers import answer_from_item, load_responses
 
+from .base import TargetContext
+
 
 class RecordedTarget:
     kind = "recorded"
@@ -33,3 +35,8 @@ class RecordedTarget:
 
     async def close(self) -> None:
         pass
+
+
+def build(ctx: TargetContext, *, name: str, field: str = "response",
+          file: str | None = None) -> RecordedTarget:
+    return RecordedTarget(name, field=str(field), file=(ctx.base / str(file)) if file else None)

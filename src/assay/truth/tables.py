@@ -281,3 +281,8 @@ def _item_time(value: Any) -> datetime:
             except ValueError:
                 continue
     return now()
+
+
+def snapshot_provider(*, snapshots: str | Path, date: str | None = None) -> SnapshotProvider:
+    """The registered `snapshot` provider: its options named as a spec and the CLI name them."""
+    return SnapshotProvider(Path(snapshots), date)

@@ -188,6 +188,14 @@ def create_app(engine: Engine, *, token: str | None = None,
     def api_evaluators() -> list[dict[str, Any]]:
         return _evaluators()
 
+    @app.get("/api/targets")
+    def api_targets() -> list[dict[str, Any]]:
+        return _listing("targets")
+
+    @app.get("/api/providers")
+    def api_providers() -> list[dict[str, Any]]:
+        return _listing("providers")
+
     @app.get("/api/models")
     def api_models() -> list[dict[str, Any]]:
         return _models(models_file)
@@ -203,18 +211,19 @@ def _float(text: str) -> float:
 
 
 def _evaluators() -> list[dict[str, Any]]:
-    from assay.evaluators import registry
-    from assay.evaluators.judge.templates import load_template, template_paths
+    from assay.evaluators.registry import EVALUATORS
 
-    out: list[dict[str, Any]] = [{"name": n, "kind": "code", "description":
-                                  "the executable finance rubric (T1 rules in code)"
-                                  if n == "finance-rubric" else ""} for n in registry.names()]
-    for name, path in template_paths().items():
-        t = load_template(path)
-        out.append({"name": name, "kind": "judge template", "description": t.description,
-                    "variables": list(t.variables), "score": t.schema.describe(),
-                    "version": t.version})
-    return out
+    return [{"description": e["summary"], **e} for e in EVALUATORS.describe()]
+
+
+def _listing(which: str) -> list[dict[str, Any]]:
+    if which == "targets":
+        from assay.targets.registry import TARGETS
+
+        return TARGETS.describe()
+    from assay.truth.registry import PROVIDERS
+
+    return PROVIDERS.describe()
 
 
 def _template(name: str | None) -> dict[str, Any] | None:

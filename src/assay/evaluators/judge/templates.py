@@ -132,21 +132,27 @@ def build_template(meta: dict[str, Any], system: str, user: str, *, version: str
                      ("name", "description", "placeholders", "score", "variables")})
 
 
-def template_paths(extra_dirs: tuple[Path, ...] = ()) -> dict[str, Path]:
-    """Name → file, built-ins first; a project's `evaluators/` folder may add templates but
-    not silently replace a built-in (an error names both files)."""
-    found: dict[str, Path] = {}
+def all_templates(extra_dirs: tuple[Path, ...] = ()) -> dict[str, Template]:
+    """Name → template, built-ins first; a project's `evaluators/` folder may add templates but
+    not silently replace a built-in (an error names both files). Each file is read once."""
+    found: dict[str, Template] = {}
     for folder in (BUILTIN_DIR, USER_DIR, *extra_dirs):
         if not folder.is_dir():
             continue
         for path in sorted(folder.iterdir()):
             if path.suffix.lower() not in (".md", ".yaml", ".yml"):
                 continue
-            name = load_template(path).name
-            if name in found:
-                raise ConfigError(f"template '{name}' is defined twice: {found[name]} and {path}")
-            found[name] = path
+            t = load_template(path)
+            if t.name in found:
+                raise ConfigError(f"template '{t.name}' is defined twice: "
+                                  f"{found[t.name].source} and {path}")
+            found[t.name] = t
     return found
+
+
+def template_paths(extra_dirs: tuple[Path, ...] = ()) -> dict[str, Path]:
+    """Name → file, as `all_templates` finds them."""
+    return {name: Path(t.source) for name, t in all_templates(extra_dirs).items()}
 
 
 def get_template(name_or_path: str) -> Template:

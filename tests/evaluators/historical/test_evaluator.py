@@ -89,7 +89,8 @@ def test_english_reason() -> None:
 
 def test_the_size_of_a_fall_when_the_question_asks_for_it() -> None:
     assert decide("25个基点", "央行下调了0.25个百分点。", "2024年2月，5年期LPR下调了多少个基点？") == 1
-    assert decide("25个基点", "央行下调了0.25个百分点。", "2024年2月，5年期LPR变动了多少个基点？") == ABSTAIN
+    # the question does not speak of a fall: "下调" states −25bp against a reference of +25bp
+    assert decide("25个基点", "央行下调了0.25个百分点。", "2024年2月，5年期LPR变动了多少个基点？") == 0
 
 
 def test_release_items() -> None:

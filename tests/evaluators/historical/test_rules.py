@@ -158,7 +158,9 @@ R_CITY = "\"上海\" 。评分要点：学生答案必须和标准答案严格�
     ("通过对比可知，**上海市**在2022年的GDP最高，达到44652.80亿元。", 1),
     ("北京", 0),
     ("上海2022年GDP为44652.80亿元，杭州为18753亿元，深圳为32387.68亿元。\n因此，答案是深圳。", 0),
-    ("可能是上海或者深圳。", ABSTAIN),
+    ("可能是上海或者深圳。", 0),  # two answers where one is asked for
+    ("上海和广州的GDP都很高，答案是上海和广州。", 0),
+    ("结论：深圳。", 0),
     ("Shanghai", 1),
 ])
 def test_strict_name(answer: str, expected: object) -> None:
@@ -244,7 +246,7 @@ def test_terajoules(answer: str, expected: object) -> None:
 @pytest.mark.parametrize("reference, answer, expected", [
     ("1.2万亿元", "12000亿元", 1),
     ("12000亿元", "1.2万亿元", 1),
-    ("25个基点", "下调了0.25个百分点", ABSTAIN),  # a cut, against a reference without sign
+    ("25个基点", "下调了0.25个百分点", 0),  # a cut, against a reference without a sign
     ("25个基点", "0.25个百分点", 1),
     ("25个基点", "25bp", 1),
     ("12.45%", "0.1245", 1),

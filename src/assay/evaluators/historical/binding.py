@@ -22,6 +22,7 @@ province, a city, a company the reader knows) → wrong; anything else → unsur
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -29,38 +30,18 @@ from typing import Any
 from assay.core.decimals import plain, round_half_up
 
 from . import final as FN
-from .keys import ALIASES, PROVINCES, label_key, name_key, spellings
+from . import periods as P
+from .keys import label_key, last_key, name_key, spellings
 from .quantities import Mention
 from .reference import KeyPoint, Reference
 from .tolerance import FAIL, PASS, UNSURE, Verdict, check
 
-_YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
-_YEAR_RANGE = re.compile(r"(?<!\d)((?:19|20)\d{2})\s*(?:年)?\s*(?:-|–|~|～|到|至|to|through)\s*"
-                         r"((?:19|20)\d{2})(?!\d)")
-_PART_PERIOD = re.compile(r"[一二三四1-4]季度|第[一二三四]季度|上半年|下半年|前三季度|半年度|季报|"
-                          r"(?<![A-Za-z])[QH][1-4](?![0-9])|first\s+half|second\s+half|"
-                          r"(?:first|second|third|fourth)\s+quarter|\d{1,2}\s*[-~至到]\s*\d{1,2}月",
-                          re.IGNORECASE)
-_FALL_ASKED = re.compile(r"下跌了?多少|下降了?多少|下调了?多少|跌幅|降幅|减少了?多少|跌了多少|"
-                         r"how\s+much\s+(?:did|has|had)\s+.{0,40}?(?:fall|drop|decline|"
-                         r"decrease)|(?:size|magnitude)\s+of\s+the\s+(?:fall|drop|decline|cut)",
-                         re.IGNORECASE)
+# the question itself speaks of a fall: "下调了多少个基点", "maximum drawdown (as a magnitude)"
+_FALL_ASKED = re.compile(r"下调|下降|下跌|跌幅|降幅|降息|减少|回撤|亏损|跌了|(?<![a-z])(?:cut|cuts|"
+                         r"decline|declined|drop|dropped|fall|fell|drawdown|decrease|decreased|"
+                         r"loss|lowered|reduce|reduced)(?![a-z])", re.IGNORECASE)
 _RESTATE = re.compile(r"(?:即|约合|折合|相当于|换算|约|大约|i\.e\.|or\s+about|about|roughly|"
                       r"approximately|around|≈)\s*[:：]?\s*$", re.IGNORECASE)
-_NEGATED = re.compile(r"(?:不是|而非|并非|而不是|非|高于|超过|低于|不如|胜过|多于|少于|比|"
-                      r"(?<![a-z])(?:not|than|rather\s+than|instead\s+of|unlike|over|"
-                      r"ahead\s+of|behind))\s*$", re.IGNORECASE)
-_HEDGE = re.compile(r"或者|或是|还是|也可能|可能是|也许|不确定|无法确定|难以确定|"
-                    r"(?<![a-z])(?:or|maybe|possibly|perhaps|might\s+be|uncertain|either)"
-                    r"(?![a-z])", re.IGNORECASE)
-CITIES = ("北京", "上海", "天津", "重庆", "广州", "深圳", "杭州", "南京", "苏州", "成都", "武汉", "西安",
-          "长沙", "郑州", "济南", "青岛", "沈阳", "大连", "哈尔滨", "长春", "石家庄", "太原", "合肥",
-          "福州", "厦门", "南昌", "昆明", "贵阳", "南宁", "海口", "兰州", "西宁", "银川", "乌鲁木齐",
-          "拉萨", "呼和浩特", "宁波", "无锡", "佛山", "东莞", "泉州", "唐山", "烟台", "温州")
-_SIBLING_GROUPS: tuple[tuple[str, ...], ...] = (
-    tuple(sorted(set(PROVINCES) | set(CITIES), key=len, reverse=True)),
-    tuple(sorted({a for g in ALIASES for a in g if len(a) > 2}, key=len, reverse=True)),
-)
 
 
 @dataclass
@@ -113,7 +94,9 @@ def _alternatives(p: KeyPoint, m: Mention, fall_asked: bool = False
     pq = p.qty
     assert pq is not None
     q = m.q
-    if m.spelled and pq.dim != "count":
+    if m.spelled and m.q.dim == "count" and not (
+            pq.dim == "count" or (pq.dim == "bare" and not pq.scaled and pq.quantum == 1
+                                  and 0 <= pq.value <= 12)):
         return None  # "one of …" is not a value unless a count is asked for
     a = q.value
     if not m.signed and m.direction < 0 and a > 0 and (pq.value < 0 or not fall_asked):
@@ -181,15 +164,12 @@ def read_value(p: KeyPoint, ref: Reference, m: Mention, question_q: Decimal | No
     for value, _, how in alts:
         v = check(p, ref.note, value, question_q)
         if (p.qty.value < 0 and value > 0 and not m.signed and m.direction == 0
-                and v.outcome == FAIL and check(p, ref.note, -value, question_q).outcome
-                != FAIL):
-            v = Verdict(UNSURE, v.accepted, v.how + "; the answer gives the size of the fall "
+                and p.qty.dim == "percent" and v.outcome == FAIL
+                and check(p, ref.note, -value, question_q).outcome != FAIL):
+            # "16.97%" for a change of −16.97%: the size of the fall without its sign. An
+            # amount (−11.6 billion) written without its sign is a different amount: wrong.
+            v = Verdict(UNSURE, v.accepted, v.how + "; the answer gives the size of the change "
                         "without its sign or a fall word")
-        if (p.qty.value > 0 and value < 0 and not m.signed and m.direction < 0
-                and v.outcome == FAIL and check(p, ref.note, -value, question_q).outcome
-                != FAIL):
-            v = Verdict(UNSURE, v.accepted, v.how + "; the answer states a fall of this size, "
-                        "the reference a value without sign")
         if m.bound and v.outcome != FAIL:
             v = Verdict(UNSURE, v.accepted, v.how + "; stated as a bound (超过/more than …)")
         r = Reading(m, v, value, how)
@@ -208,20 +188,14 @@ def _agree(rs: list[Reading]) -> str | None:
 
 
 # ------------------------------------------------------------------------- context
-def question_years(question: str) -> set[str]:
-    years = set(_YEAR.findall(question))
-    for a, b in _YEAR_RANGE.findall(question):
-        if int(a) < int(b) <= int(a) + 50:
-            years.update(str(y) for y in range(int(a), int(b) + 1))
-    return years
-
-
-def _other_period(text: str, m: Mention, qyears: set[str], q_partial: bool) -> bool:
-    clause = FN.clause_before(text, m.start)
-    years = set(_YEAR.findall(clause))
-    if qyears and years and not (years & qyears):
-        return True
-    return bool(not q_partial and _PART_PERIOD.search(clause))
+def _period_of_value(text: str, m: Mention) -> P.Period:
+    """The period a value is said of: a year right after it, else the words before it in its
+    clause or table row."""
+    after = P.dated_after(text, m.end)
+    if after:
+        return P.Period(frozenset({after}), frozenset(), frozenset(), False)
+    row = FN.row_of(text, m.start)
+    return P.period_of(text[row[0]:m.start] if row else FN.clause_before(text, m.start))
 
 
 _STOP_CJK = set("的为是了在和与及年月日约达共计其中该公司")
@@ -251,8 +225,7 @@ class Context:
     mentions: list[Mention]
     blocks: list[FN.Block]
     question_decimals: int | None
-    qyears: set[str]
-    q_partial: bool
+    asked: P.Period
     fall_asked: bool = False
     keys: dict[int, str] = field(default_factory=dict)  # mention start → key (keyed lists)
 
@@ -269,8 +242,7 @@ class Context:
 def make_context(text: str, question: str, ref: Reference, mentions: list[Mention],
                  decimals: int | None) -> Context:
     ctx = Context(text, question, ref, mentions, FN.blocks(text), decimals,
-                  question_years(question), bool(_PART_PERIOD.search(question)),
-                  bool(_FALL_ASKED.search(question)))
+                  P.period_of(question), bool(_FALL_ASKED.search(question)))
     if ref.keyed:
         ctx.keys = {m.start: k for m in mentions if (k := mention_key(text, m, mentions,
                                                                      ref.keyed))}
@@ -278,21 +250,43 @@ def make_context(text: str, question: str, ref: Reference, mentions: list[Mentio
 
 
 def mention_key(text: str, m: Mention, mentions: list[Mention], kind: str) -> str | None:
-    """The key a value is stated under: its table row's first key cell, else the key word
-    between it and the value before it on its line."""
+    """The key a value is stated under: a year right after it ("$36.8 billion in 2023"), its
+    table row's key cell, else the last key word between it and the value before it on its
+    line ("1月：0.90911，2月：0.90836")."""
+    if kind == "year" and (after := P.dated_after(text, m.end)):
+        return f"Y{after}"
     row = FN.row_of(text, m.start)
     if row is not None:
-        cells = text[row[0]:m.start].split("|")
-        for cell in cells:
+        for cell in text[row[0]:m.start].split("|"):
             k = label_key(cell, kind)
             if k:
                 return k
         return None
+    return last_key(key_text(text, m, mentions), kind)
+
+
+def key_text(text: str, m: Mention, mentions: list[Mention]) -> str:
+    """The words a value is stated under: its table row before it, else the text between it
+    and the value before it on its line."""
+    row = FN.row_of(text, m.start)
+    if row is not None:
+        return text[row[0]:m.start]
     floor = text.rfind("\n", 0, m.start) + 1
     for other in mentions:
         if other.end <= m.start and other.end > floor:
             floor = other.end
-    return label_key(text[floor:m.start], kind)
+    return text[floor:m.start]
+
+
+def _labels_named(segment: str, points: list[KeyPoint]) -> set[str]:
+    """Which of the points' labels `segment` names (工商银行, Annualized volatility …)."""
+    seg = name_key(segment)
+    out = set()
+    for p in points:
+        if p.label and len(name_key(p.label)) >= 2 and any(
+                v and v in seg for v in spellings(p.label)):
+            out.add(p.id)
+    return out
 
 
 # ------------------------------------------------------------------------- numbers
@@ -304,6 +298,7 @@ def bind_number(p: KeyPoint, ctx: Context, others: list[KeyPoint]) -> PointResul
         if any_value:
             return PointResult(p, UNSURE, f"values are given, but none under a "
                                f"{ctx.ref.keyed} the reader recognises")
+    labelled = [o for o in others if o.kind == "number" and o.label]
     for block in ctx.blocks:
         readings: list[Reading] = []
         for m in ctx.mentions:
@@ -311,6 +306,10 @@ def bind_number(p: KeyPoint, ctx: Context, others: list[KeyPoint]) -> PointResul
                 continue
             if keyed and ctx.keys.get(m.start) != want:
                 continue
+            if not keyed and p.label and labelled:
+                named = _labels_named(key_text(ctx.text, m, ctx.mentions), labelled)
+                if named and p.id not in named:
+                    continue  # said under another key point's label: 建设银行43.24万亿元
             r = ctx.read(p, m)
             if r is None:
                 continue
@@ -335,75 +334,131 @@ def bind_number(p: KeyPoint, ctx: Context, others: list[KeyPoint]) -> PointResul
 
 def _decide(p: KeyPoint, ctx: Context, block: FN.Block, rel: list[Reading],
             aside: list[dict[str, Any]], keyed: bool) -> PointResult:
-    where = block.why
-
-    def done(outcome: str, rs: list[Reading], why: str) -> PointResult:
-        used = {id(r) for r in rs}
-        extra = [dict(r.as_dict(), why=why_aside.get(id(r), "not the final statement"))
-                 for r in rel if id(r) not in used]
-        return PointResult(p, outcome, why, where, rs, aside + extra)
-
+    """One outcome from the values read for `p` in `block`, narrowing step by step while
+    they disagree; unsure when no step leaves values that decide alike."""
     why_aside: dict[int, str] = {}
-    out = _agree(rel)
-    if out:
-        return done(out, rel, "the final statement" if len(rel) == 1 else
-                    "every value stated in the final statement decides alike")
     cur = list(rel)
 
-    def narrow(keep: list[Reading], reason: str) -> str | None:
-        nonlocal cur
+    def done(outcome: str, why: str) -> PointResult:
+        extra = [dict(r.as_dict(), why=why_aside.get(id(r), "not the final statement"))
+                 for r in rel if r not in cur]
+        return PointResult(p, outcome, why, block.why, cur, aside + extra)
+
+    out = _agree(cur)
+    if out:
+        return done(out, "the final statement" if len(cur) == 1 else
+                    "every value stated in the final statement decides alike")
+    assert p.qty is not None
+    steps: list[tuple[str, str, Callable[[], list[Reading]]]] = [
+        # a conversion into another currency beside the value in the reference's currency
+        ("a conversion into another currency", "the value in the reference's currency",
+         lambda: [r for r in cur if r.mention.q.currency in (None, p.qty.currency)]
+         if p.qty and p.qty.currency else cur),
+        # 25个基点 beside the rate levels 3.35% → 3.10%; a bare 0.90911 beside a 41% growth
+        ("written in another kind of unit than the reference", "the value written in the "
+         "reference's kind of unit", lambda: [r for r in cur if _same_kind(p, r.mention)]),
+        ("an approximate restatement of a more precise value", "the precise value, with its "
+         "rounded restatement set aside", lambda: [r for r in cur if not _restated(ctx, r, cur)]),
+        ("said of another period than the question's", "the values for the period the "
+         "question asks about", lambda: cur if keyed else [
+             r for r in cur if not _period_of_value(ctx.text, r.mention).differs_from(ctx.asked)]),
+        ("a part of the total stated beside it", "the total, with its parts set aside",
+         lambda: _without_parts(cur)),
+        ("outside the conclusion sentence", "the conclusion sentence",
+         lambda: _conclusion(ctx, block, cur)),
+        ("a forecast or an expectation, not the figure itself", "the figure itself, with "
+         "forecasts set aside", lambda: _not_forecasts(ctx, cur)),
+        ("said of something the question does not ask about", "the value said in the "
+         "question's own words", lambda: cur if keyed else _question_words(ctx, cur)),
+    ]
+    for aside_why, why, keep_fn in steps:
+        keep = keep_fn()
         if keep and len(keep) < len(cur):
             for r in cur:
                 if r not in keep:
-                    why_aside[id(r)] = reason
+                    why_aside[id(r)] = aside_why
             cur = keep
-            return _agree(cur)
-        return None
-
-    assert p.qty is not None
-    # 1. a conversion into another currency beside the value in the reference's currency
-    if p.qty.currency:
-        same = [r for r in cur if r.mention.q.currency in (None, p.qty.currency)]
-        if (o := narrow(same, "a conversion into another currency")):
-            return done(o, cur, "the value in the reference's currency")
-    # 2. an approximate restatement of a more precise value
-    keep = []
-    for r in cur:
-        restated = r.value is not None and _RESTATE.search(
-            ctx.text[max(0, r.mention.start - 8):r.mention.start]) is not None and any(
-            o is not r and o.value is not None and o.mention.q.quantum < r.mention.q.quantum
-            and round_half_up(o.value, _scaled_quantum(r)) == r.value for o in cur)
-        if not restated:
-            keep.append(r)
-    if (o := narrow(keep, "an approximate restatement of a more precise value")):
-        return done(o, cur, "the precise value, with its rounded restatement set aside")
-    # 3. values said of another year or part of a year than the question asks about
-    if not keyed:
-        keep = [r for r in cur if not _other_period(ctx.text, r.mention, ctx.qyears,
-                                                     ctx.q_partial)]
-        if (o := narrow(keep, "said of another period than the question's")):
-            return done(o, cur, "the values for the period the question asks about")
-    # 4. the block's own conclusion sentence, when no later conclusion contradicts it
-    if block.why != "whole answer":
-        head = [r for r in cur if _in(block.head, r.mention)]
-        later = [r for r in cur if any(_in(h, r.mention) for h in FN.heads_after(ctx.text,
-                                                                                 block))]
-        if (head and _agree(head) and (not later or _agree(head + later))
-                and (o := narrow(head, "outside the conclusion sentence"))):
-            return done(o, cur, "the conclusion sentence")
-    # 5. the one value said in the question's own words, beside others said in other words
-    if not keyed and len(cur) > 1:
-        words = [(_label_words(FN.clause_before(ctx.text, r.mention.start), ctx.question), r)
-                 for r in cur]
-        best = [r for (hit, foreign), r in words if hit >= 2 and foreign == 0]
-        others_foreign = all(foreign >= 2 for (_, foreign), r in words if r not in best)
-        if (best and others_foreign
-                and (o := narrow(best, "said of something the question does not ask about"))):
-            return done(o, cur, "the value said in the question's own words")
+            out = _agree(cur)
+            if out:
+                return done(out, why)
     return PointResult(p, UNSURE, "the answer states values for this point that decide "
-                       "differently, and none is clearly the final one", where, cur,
-                       aside + [dict(r.as_dict(), why=why_aside[id(r)]) for r in rel
-                                if id(r) in why_aside])
+                       "differently, and none is clearly the final one", block.why, cur,
+                       aside + [dict(r.as_dict(), why=why_aside.get(id(r), "")) for r in rel
+                                if r not in cur])
+
+
+def _same_kind(p: KeyPoint, m: Mention) -> bool:
+    assert p.qty is not None
+    pq, q = p.qty, m.q
+    if pq.dim == "percent":
+        points = ("pp", "bp")
+        return q.dim == "percent" and ((pq.unit_word in points) == (q.unit_word in points))
+    return q.dim != "percent"
+
+
+def _restated(ctx: Context, r: Reading, cur: list[Reading]) -> bool:
+    """"约63亿元" after "62.57亿元": the same value rounded, not a second answer."""
+    if r.value is None or _RESTATE.search(ctx.text[max(0, r.mention.start - 8):r.mention.start]
+                                          ) is None:
+        return False
+    rq = _scaled_quantum(r)
+    return any(o is not r and o.value is not None and _scaled_quantum(o) < rq
+               and round_half_up(o.value, rq) == r.value for o in cur)
+
+
+def _without_parts(cur: list[Reading]) -> list[Reading]:
+    """"纯电动771.9万辆，插混514.7万辆，合计1286.6万辆": values that add up to another value
+    stated beside them are its parts (reasoning), the sum is the answer."""
+    from itertools import combinations
+
+    vals = [(r, r.value) for r in cur if r.value is not None]
+    for total, tv in vals:
+        others = [(r, v) for r, v in vals if r is not total and v is not None]
+        for k in range(2, min(4, len(others)) + 1):
+            for combo in combinations(others, k):
+                assert tv is not None
+                tol = max(_scaled_quantum(r) for r, _ in combo)
+                if abs(sum(v for _, v in combo if v is not None) - tv) <= tol:
+                    parts = {id(r) for r, _ in combo}
+                    return [r for r in cur if id(r) not in parts]
+    return cur
+
+
+def _conclusion(ctx: Context, block: FN.Block, cur: list[Reading]) -> list[Reading]:
+    """The block's own conclusion sentence, unless a later conclusion disagrees with it."""
+    if block.why == "whole answer":
+        return cur
+    head = [r for r in cur if _in(block.head, r.mention)]
+    later = [r for r in cur if any(_in(h, r.mention) for h in FN.heads_after(ctx.text, block))]
+    if head and _agree(head) and (not later or _agree(head + later)):
+        return head
+    return cur
+
+
+_FORECAST = re.compile(r"预期|预测|预估|市场普遍预计|一致预期|(?<![a-z])(?:forecasts?|expected|"
+                       r"expectations?|consensus|estimates?|projected|projections?)(?![a-z])",
+                       re.IGNORECASE)
+
+
+def _not_forecasts(ctx: Context, cur: list[Reading]) -> list[Reading]:
+    """"well above the consensus forecast of 165,000": a forecast is not the figure asked for
+    (unless the question itself asks for a forecast)."""
+    if _FORECAST.search(ctx.question):
+        return cur
+    return [r for r in cur if not _FORECAST.search(FN.clause_before(ctx.text, r.mention.start))]
+
+
+def _question_words(ctx: Context, cur: list[Reading]) -> list[Reading]:
+    """The value said in the question's own words, when every other one is said of
+    something the question does not mention (投资活动现金流 beside 经营活动现金流)."""
+    if len(cur) < 2:
+        return cur
+    words = [(_label_words(FN.clause_before(ctx.text, r.mention.start), ctx.question), r)
+             for r in cur]
+    best = [r for (hit, foreign), r in words if hit >= 2 and foreign == 0]
+    if best and all(foreign >= 2 for (_, foreign), r in words if r not in best):
+        return best
+    return cur
 
 
 def _scaled_quantum(r: Reading) -> Decimal:
@@ -414,94 +469,3 @@ def _scaled_quantum(r: Reading) -> Decimal:
         return q.quantum
     factor = abs(r.value / q.value) if q.value else Decimal(1)
     return q.quantum * factor
-
-
-# ------------------------------------------------------------------------- names
-def _variants(name: str) -> list[str]:
-    out = {name.strip().lower()}
-    out.update(spellings(name))
-    for group in ALIASES:
-        if name_key(name) in {name_key(a) for a in group}:
-            out.update(a.lower() for a in group)
-    return sorted((v for v in out if v), key=len, reverse=True)
-
-
-def find_name(text: str, name: str) -> list[tuple[int, int]]:
-    """Where the answer names `name` (or a known spelling of it)."""
-    low = text.lower()
-    spans: list[tuple[int, int]] = []
-    for v in _variants(name):
-        if re.search(r"[\u4e00-\u9fff]", v):
-            pat = re.escape(v)
-        else:
-            pat = r"(?<![a-z0-9])" + r"\s*".join(re.escape(w) for w in v.split()) + \
-                r"(?![a-z0-9])"
-        spans.extend((m.start(), m.end()) for m in re.finditer(pat, low))
-    spans.sort()
-    return spans
-
-
-def _partly_named(text: str, name: str) -> bool:
-    key = name_key(name)
-    if re.search(r"[\u4e00-\u9fff]", key):
-        return len(key) >= 3 and any(key[i:i + 2] in text for i in range(len(key) - 1))
-    low = text.lower()
-    return any(len(w) >= 4 and w in low for w in re.findall(r"[a-z]+", key))
-
-
-def _siblings(name: str) -> tuple[str, ...]:
-    k = name_key(name)
-    for group in _SIBLING_GROUPS:
-        if any(name_key(g) == k for g in group):
-            return tuple(g for g in group if name_key(g) != k)
-    return ()
-
-
-def bind_name(p: KeyPoint, ctx: Context, passed_spans: list[tuple[int, int]],
-              all_names: list[KeyPoint]) -> PointResult:
-    text = ctx.text
-    spans = find_name(text, p.name)
-    if not spans:
-        if _partly_named(text, p.name):
-            return PointResult(p, UNSURE, "part of the name appears, the name itself does not")
-        return PointResult(p, FAIL, "the answer never names it")
-    stated = [s for s in spans if not _NEGATED.search(text[max(0, s[0] - 8):s[0]])]
-    marker_blocks = [b for b in ctx.blocks if b.why != "whole answer"]
-    if marker_blocks:
-        b = marker_blocks[0]
-        inside = [s for s in stated if b.start <= s[0] < b.end]
-        if inside:
-            if any(_HEDGE.search(FN.sentence_of(text, s[0])) for s in inside):
-                return PointResult(p, UNSURE, "named in the conclusion, but hedged", b.why)
-            return PointResult(p, PASS, "named in the final statement", b.why)
-        head = text[b.head[0]:b.head[1]]
-        others = [g for g in _siblings(p.name) if g in head
-                  and not any(name_key(g) == name_key(n.name) for n in all_names)]
-        if others:
-            return PointResult(p, FAIL, f"the conclusion names {others[0]}, not {p.name}", b.why)
-        return PointResult(p, UNSURE, "named in the reasoning, not in the conclusion", b.why)
-    if not stated:
-        return PointResult(p, UNSURE, "named only as a comparison or a negation")
-    sentences = [s for s in re.split(r"(?<=[。！？!?])|\n+|(?<=\.)\s+", text) if s.strip()]
-    if any(_HEDGE.search(FN.sentence_of(text, s[0])) for s in stated):
-        return PointResult(p, UNSURE, "named in a hedged sentence")
-    if len(sentences) <= 3:
-        return PointResult(p, PASS, "named in a short answer with no separate reasoning",
-                           "whole answer")
-    if any(FN.sentence_start(text, s[0]) == FN.sentence_start(text, ps[0])
-           for s in stated for ps in passed_spans):
-        return PointResult(p, PASS, "named in the sentence that states the right value",
-                           "whole answer")
-    return PointResult(p, UNSURE, "named, but the answer has no marked conclusion")
-
-
-def extra_names(ctx: Context, names: list[KeyPoint]) -> list[str] | None:
-    """Names in the final block beyond the reference's, for notes that forbid others; None
-    when the reader cannot list such names (it knows provinces only)."""
-    wanted = {name_key(n.name) for n in names}
-    if not all(k in {name_key(x) for x in PROVINCES} for k in wanted):
-        return None
-    marker_blocks = [b for b in ctx.blocks if b.why != "whole answer"]
-    b = marker_blocks[0] if marker_blocks else ctx.blocks[-1]
-    seg = ctx.text[b.start:b.end]
-    return sorted({x for x in PROVINCES if x in seg and name_key(x) not in wanted})

@@ -17,6 +17,7 @@ from typing import Any
 from assay.core.types import Answer, Item, Score, ScoreStatus
 
 from . import binding as B
+from . import names as N
 from .quantities import normalise, read_mentions
 from .reference import ReferenceError, parse_reference, question_decimals
 from .tolerance import FAIL, PASS, UNSURE
@@ -98,7 +99,7 @@ class HistoricalRubric:
         results = [B.bind_number(p, ctx, numbers) for p in numbers]
         passed_spans = [(r.mention.start, r.mention.end) for res in results
                         if res.outcome == PASS for r in res.used]
-        results += [B.bind_name(p, ctx, passed_spans, names) for p in names]
+        results += [N.bind_name(p, ctx, passed_spans, list(ref.points)) for p in names]
         order = {p.id: i for i, p in enumerate(ref.points)}
         results.sort(key=lambda r: order[r.point.id])
         evidence: dict[str, Any] = {**ref.as_dict(), "points": [r.as_dict() for r in results]}
@@ -108,7 +109,7 @@ class HistoricalRubric:
         if failed:
             return self._score(0, self._reason(failed, zh, False), evidence)
         if ref.note.exclusive and names:
-            extra = B.extra_names(ctx, names)
+            extra = N.extra_names(ctx, names)
             if extra:
                 evidence["extra_names"] = extra
                 return self._score(0, ("回复列出了标准答案之外的：" + "、".join(extra) + "，得0分。")

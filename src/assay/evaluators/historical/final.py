@@ -108,15 +108,22 @@ def blocks(text: str) -> list[Block]:
             seen.add(start)
             out.append(Block(start, n, why, head, strong))
 
-    strong = list(STRONG.finditer(text))
-    for m in reversed(strong):
+    for m in reversed(list(STRONG.finditer(text))):
         add(m.start(), m.group(0), _head(text, m.start()), True)
+    # then, latest first: a weak marker, the last table, the lines after the last table
+    rest: list[tuple[int, str, tuple[int, int], bool]] = []
     tbl = tables(text)
     if tbl:
         s, e = tbl[-1]
-        add(s, "last table", (s, e), True)
-    for m in reversed(list(WEAK.finditer(text))):
-        add(m.start(), m.group(0), _head(text, m.start()), False)
+        rest.append((s, "last table", (s, e), True))
+        if text[e:].strip():
+            after = e + (len(text[e:]) - len(text[e:].lstrip()))
+            rest.append((after, "after the last table", (after, sentence_end(text, after)),
+                         False))
+    for m in WEAK.finditer(text):
+        rest.append((m.start(), m.group(0), _head(text, m.start()), False))
+    for start, why, head, strong in sorted(rest, key=lambda x: -x[0]):
+        add(start, why, head, strong)
     add(0, "whole answer", (0, n), False)
     return out
 

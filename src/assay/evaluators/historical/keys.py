@@ -78,6 +78,26 @@ def year_key(text: str) -> str | None:
     return f"Y{m.group('y')}" if m else None
 
 
+def last_key(text: str, kind: str) -> str | None:
+    """The key named last in `text` ("，11月" → M11, never the "1月" inside it)."""
+    if kind == "name":
+        return None
+    if kind == "month":
+        rxs = [_MONTH_ZH, _MONTH_ISO, _MONTH_EN]
+        fn = month_key
+    elif kind == "quarter":
+        rxs, fn = [_QUARTER], quarter_key
+    else:
+        rxs, fn = [_YEAR], year_key
+    best: tuple[int, str] | None = None
+    for rx in rxs:
+        for m in rx.finditer(text):
+            k = fn(m.group(0))
+            if k and (best is None or m.start() > best[0]):
+                best = (m.start(), k)
+    return best[1] if best else None
+
+
 def label_key(label: str, kind: str) -> str | None:
     """The key of `label` under the list's kind (month / quarter / year / name)."""
     if kind == "month":

@@ -45,7 +45,8 @@ SCALES: dict[str, Decimal] = {
 _CURRENCY_AFTER: list[tuple[str, str]] = [
     ("人民币元", "CNY"), ("美元", "USD"), ("美金", "USD"), ("港元", "HKD"), ("港币", "HKD"),
     ("欧元", "EUR"), ("日元", "JPY"), ("英镑", "GBP"), ("韩元", "KRW"), ("澳元", "AUD"),
-    ("加元", "CAD"), ("新加坡元", "SGD"), ("新台币", "TWD"), ("卢布", "RUB"),
+    ("加元", "CAD"), ("新加坡元", "SGD"), ("新台币", "TWD"), ("台币", "TWD"), ("卢布", "RUB"),
+    ("twd", "TWD"), ("nt dollars", "TWD"), ("new taiwan dollars", "TWD"),
     ("人民币", "CNY"), ("元", "CNY"), ("块", "CNY"),
     ("us dollars", "USD"), ("u.s. dollars", "USD"), ("dollars", "USD"), ("dollar", "USD"),
     ("usd", "USD"), ("rmb", "CNY"), ("cny", "CNY"), ("yuan", "CNY"), ("hkd", "HKD"),
@@ -53,6 +54,7 @@ _CURRENCY_AFTER: list[tuple[str, str]] = [
     ("jpy", "JPY"), ("yen", "JPY"), ("gbp", "GBP"), ("pounds", "GBP"),
 ]
 _CURRENCY_BEFORE: list[tuple[str, str]] = [
+    ("nt$", "TWD"), ("s$", "SGD"), ("a$", "AUD"), ("c$", "CAD"), ("twd", "TWD"),
     ("us$", "USD"), ("hk$", "HKD"), ("rmb", "CNY"), ("usd", "USD"), ("cny", "CNY"),
     ("hkd", "HKD"), ("eur", "EUR"), ("gbp", "GBP"), ("jpy", "JPY"), ("$", "USD"),
     ("¥", "CNY"), ("€", "EUR"), ("£", "GBP"),
@@ -85,14 +87,19 @@ _UNITS: list[tuple[str, str, Decimal]] = [
     ("名", "count", Decimal(1)), ("位", "count", Decimal(1)), ("个", "count", Decimal(1)),
     ("家", "count", Decimal(1)), ("只", "count", Decimal(1)), ("支", "count", Decimal(1)),
     ("款", "count", Decimal(1)), ("座", "count", Decimal(1)), ("所", "count", Decimal(1)),
-    ("项", "count", Decimal(1)), ("次", "count", Decimal(1)), ("companies", "count",
+    ("项", "count", Decimal(1)), ("次", "count", Decimal(1)), ("辆", "count", Decimal(1)),
+    ("台", "count", Decimal(1)), ("套", "count", Decimal(1)), ("件", "count", Decimal(1)),
+    ("户", "count", Decimal(1)), ("架", "count", Decimal(1)), ("艘", "count", Decimal(1)),
+    ("部", "count", Decimal(1)), ("vehicles", "count", Decimal(1)), ("units", "count",
+                                                                       Decimal(1)), ("companies", "count",
                                                                 Decimal(1)),
     ("stocks", "count", Decimal(1)), ("restaurants", "count", Decimal(1)),
 ]
 _PERCENT_WORDS: list[tuple[str, str]] = [
     ("个百分点", "pp"), ("percentage points", "pp"), ("percentage point", "pp"), ("pp", "pp"),
     ("个基点", "bp"), ("基点", "bp"), ("basis points", "bp"), ("basis point", "bp"),
-    ("bps", "bp"), ("bp", "bp"), ("%", "%"), ("percent", "%"), ("per cent", "%"), ("pct", "%"),
+    ("bps", "bp"), ("bp", "bp"), ("‰", "permille"), ("%", "%"), ("percent", "%"),
+    ("per cent", "%"), ("pct", "%"),
 ]
 
 
@@ -178,6 +185,10 @@ _DAY_MONTH_RIGHT = re.compile(rf"(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_alternation(l
                               r"(?![a-z])", re.IGNORECASE)
 _DATE_RIGHT = re.compile(r"\s*(?:年|月(?!份?[均平])|日(?!均)|号|[-/.]\d{1,2}[-/.]\d{1,2}(?!\d)"
                          r"|[-/]\d{1,2}(?!\d))")
+_UNIT_QUOTE = re.compile(r"\s*(?:美元|美金|港元|港币|欧元|日元|英镑|人民币|元|usd|us\s+dollars?|dollars?|"
+                         r"euros?|eur|hkd|yuan|rmb|cny)\s*(?:对|兑|=|可兑换|折合|兑换|为基准|"
+                         r"(?:is\s+)?(?:worth|equals?|per)\b|in\s+(?:usd|rmb|cny|yuan))",
+                         re.IGNORECASE)
 _TIME = re.compile(r"\s*[:：]\s*\d{2}(?!\d)")
 _YEAR_FORMS = re.compile(r"(?:19|20)\d{2}")
 _CODE_AFTER = re.compile(r"\.(?:sh|sz|bj|hk|o|n|us|ss)(?![a-z])", re.IGNORECASE)
@@ -199,6 +210,9 @@ _RISE = re.compile(r"(?<![a-z])(?:上涨|上升|增长|增加|涨幅|升幅|涨�
                    r"rose|rise|rises|gained|gain|gains|increased|increase|up|grew|growth)"
                    r"(?:\s*(?:了|为|达|达到|约|幅度为|幅度|by|of|to|at|:|：|is|was|around|about|"
                    r"approximately|roughly))*\s*$", re.IGNORECASE)
+# "negative free cash flow of $11.6 billion", "净亏损为5.2亿元": the sign in a word further back
+_NEGATIVE = re.compile(r"(?<![a-z])(?:negative|净亏损|亏损|净流出)[^\d。；;，,\n]{0,36}?(?:of|at|was|were|"
+                       r"为|达|:|：)\s*$", re.IGNORECASE)
 _NEUTRAL = re.compile(r"(?<![a-z])(?:涨跌幅|涨跌|变动|变化|change|changed)"
                       r"(?:\s*(?:了|为|达|是|约|of|by|:|：|is|was))*\s*$", re.IGNORECASE)
 
@@ -238,6 +252,8 @@ def _not_a_value(text: str, start: int, end: int, raw: str) -> bool:
         if nxt in "日号":
             return raw.isdigit() and 1 <= int(raw) <= 31
         return True
+    if raw == "1" and _UNIT_QUOTE.match(text, end):
+        return True  # "1美元兑7.1884元", "以1港币为基准": the unit of a quote, not a value
     if _TIME.match(text, end) and raw.isdigit() and len(raw) <= 2:
         return True
     if re.search(r"\d\s*[:：]\s*$", _left(text, start, 4)) and raw.isdigit() and len(raw) == 2:
@@ -385,6 +401,9 @@ def read_mentions(text: str) -> list[Mention]:
             if pct == "bp":
                 value /= 100
                 quantum /= 100
+            elif pct == "permille":
+                value /= 10
+                quantum /= 10
         elif currency:
             dim = "money"
         elif unit_dim:
@@ -400,7 +419,7 @@ def read_mentions(text: str) -> list[Mention]:
         if not sign:
             if _NEUTRAL.search(left):
                 direction = 0
-            elif _FALL.search(left):
+            elif _FALL.search(left) or _NEGATIVE.search(_left(text, start, 48)):
                 direction = -1
             elif _RISE.search(left):
                 direction = 1
@@ -421,8 +440,10 @@ _CN_COUNT = re.compile(r"(?<![第一二两三四五六七八九十百千万亿\d
                        r"(?P<u>个|家|只|位|名|座|所|项|支|款|次)")
 _EN_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
                "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
-_EN_COUNT = re.compile(r"(?<![a-z])(?P<n>" + "|".join(_EN_NUMBERS) + r")\s+(?!of\b|the\b|a\b|"
-                       r"an\b|or\b|and\b|to\b|in\b|is\b|was\b)(?P<u>[a-z]+)", re.IGNORECASE)
+_EN_COUNT = re.compile(r"(?<![a-z])(?P<n>" + "|".join(_EN_NUMBERS) + r")(?:\s+(?!of\b|the\b|a\b|"
+                       r"an\b|or\b|and\b|to\b|in\b|is\b|was\b)(?P<u>[a-z]+)|(?=\s*[:：—–,.\-]))",
+                       re.IGNORECASE)
+_HALF_POINT = re.compile(r"half\s+(?:a\s+)?percentage\s+point|半个百分点", re.IGNORECASE)
 
 
 def _spelled_counts(text: str) -> list[Mention]:
@@ -438,7 +459,12 @@ def _spelled_counts(text: str) -> list[Mention]:
         out.append(Mention(m.start(), m.end(), m.group(0), q, False, 0, False, False, True))
     for m in _EN_COUNT.finditer(text):
         n = _EN_NUMBERS[m.group("n").lower()]
-        q = Quantity(Decimal(n), Decimal(1), "count", unit_word=m.group("u"))
+        q = Quantity(Decimal(n), Decimal(1), "count", unit_word=m.group("u") or "")
         out.append(Mention(m.start(), m.end("n"), m.group("n"), q, False, 0, False, False,
                            True))
+    for m in _HALF_POINT.finditer(text):
+        q = Quantity(Decimal("0.5"), Decimal("0.1"), "percent", unit_word="pp")
+        left = _left(text, m.start(), 20)
+        direction = -1 if _FALL.search(left) else (1 if _RISE.search(left) else 0)
+        out.append(Mention(m.start(), m.end(), m.group(0), q, False, direction, False, False))
     return out

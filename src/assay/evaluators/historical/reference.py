@@ -107,11 +107,11 @@ _NOTE_HEAD = re.compile(r"(?:评分要点|评分标准|评分说明|判分标准
 _NOTE_WORDS = re.compile(
     r"允许|误差|即可|均可|都可|都算|算对|视为正确|严格|一致|四舍五入|不能出现|不得出现|必须|需要|应当|"
     r"round(?:ing|ed)?\b|allow|accept|error|toleran|strict|exact|identical|must|correct|"
-    r"should|deviation|consider(?:ed)?\b|margin", re.IGNORECASE)
+    r"should|deviat|consider(?:ed)?\b|margin|may\s+differ|off\s+by", re.IGNORECASE)
 _STRICT = re.compile(r"严格一致|严格相同|完全一致|完全相同|一字不差|严格相符|strictly\s+(?:identical|"
                      r"the\s+same|consistent|match)|exact(?:ly)?\s+(?:match|the\s+same|identical)|"
-                     r"must\s+(?:exactly\s+)?match\s+exactly|must\s+be\s+identical",
-                     re.IGNORECASE)
+                     r"match(?:es)?\s+(?:the\s+reference(?:\s+answer)?\s+)?exactly|"
+                     r"must\s+be\s+identical|exact\s+match", re.IGNORECASE)
 _ROUNDING = re.compile(r"四舍五入|rounding|rounded", re.IGNORECASE)
 _EXCLUSIVE = re.compile(r"不能(?:出现|有|包含|列出)(?:其他|其它|额外)|不得(?:出现|有|包含)(?:其他|其它)|"
                         r"不能多|no\s+other|not\s+(?:include|list|name)\s+(?:any\s+)?other|"
@@ -121,7 +121,8 @@ _AMOUNT = re.compile(
     r"(?:%|个百分点|bp|基点|万亿|亿|万|千|百万)?[^\d。；;,，]{0,6}?)(?:的|之内|以内)?(?:误差|偏差|浮动)"
     r"|(?:误差|偏差)(?:范围)?(?:在|为|不超过|不大于|小于|须在|应在|需在)?\s*(?P<b>(?:±|正负|\+/-)?\s*"
     r"\d[\d.,]*\s*(?:%|个百分点|bp|基点|万亿|亿|万|千|百万)?\S{0,6}?)(?:以内|之内|内|范围内)?"
-    r"|(?:error|tolerance|deviation|margin)s?(?:\s+(?:of|within|up\s+to|not\s+exceeding|"
+    r"|(?:error|tolerance|deviation|deviate|differ|margin)s?(?:\s+(?:of|by|within|up\s+to|"
+    r"not\s+exceeding|"
     r"no\s+more\s+than|is|are|allowed|allowable|range|must\s+be|should\s+be|of\s+up\s+to))*"
     r"\s*(?:is\s+)?(?P<c>(?:±|\+/-|plus\s+or\s+minus\s+)?\s*\d[\d.,]*\s*(?:%|percentage\s+"
     r"points?|pp|bps?|basis\s+points?|percent|billion|million|thousand)?)"
@@ -185,11 +186,13 @@ _RANGE = re.compile(
 _QUOTES = "\"'“”‘’「」『』"
 _FILLER_HEAD = re.compile(r"^(?:答案(?:是|为)?|标准答案(?:是|为)?|the\s+answer\s+is|answer\s*[:：]?|"
                           r"是|为)\s*[:：]?\s*", re.IGNORECASE)
-_PROSE = re.compile(r"的|最|和|与|相差|比|之间|大于|小于|高于|低于|约|没有|不是|是|为|在|有|"
-                    r"\b(?:is|was|are|were|the|than|closest|between|with|of|has|had|about|"
-                    r"approximately)\b", re.IGNORECASE)
+_PROSE = re.compile(r"最|相差|之间|大于|小于|高于|低于|约|没有|不是|是|为|在|接近|"
+                    r"\b(?:is|was|are|were|than|closest|between|with|has|had|about|"
+                    r"approximately|if|answer)\b", re.IGNORECASE)
+_FILLER_CLAUSE = re.compile(r"^(?:(?:any|the)\s+(?:answer|value)(?:\s+(?:is|are))?(?:\s+correct)?"
+                            r"(?:\s+if\s+it\s+is)?|答案|标准答案)$", re.IGNORECASE)
 _LIST_SEP = re.compile(r"、|,\s*|，|;|；|\band\b|和|及")
-_CLAUSE_SPLIT = re.compile(r"\n+|；|;|。(?!\d)|(?<=[^\d])\.(?=\s|$)|，|,\s+")
+_CLAUSE_SPLIT = re.compile(r"\n+|；|;|。|\.(?=\s|$)|，|,\s+")
 _LABEL_SPLIT = re.compile(r"^(?P<label>[^:：\n]{1,40}?)\s*[:：]\s*(?P<value>.+)$", re.DOTALL)
 _QUESTION_DECIMALS = re.compile(
     r"保留(?:到)?(?:小数点后)?\s*(?P<zh>\d|[一二两三四五六])\s*位(?:小数)?|"
@@ -270,9 +273,12 @@ def _clean_name(text: str) -> str:
     return t.strip().strip(_QUOTES + "。.，,;；:： ")
 
 
-def _name_like(text: str) -> bool:
+def name_like(text: str) -> bool:
+    raw = text.strip()
+    if len(raw) >= 2 and raw[0] in _QUOTES and raw[-1] in _QUOTES and len(raw) <= 42:
+        return True  # "上海", "美的集团": quoted, whatever the words
     t = _clean_name(text)
-    if not t or len(t) > 40:
+    if not t or len(t) > 80:
         return False
     if re.search(r"[\u4e00-\u9fff]", t):
         if len(re.sub(r"[^\u4e00-\u9fff]", "", t)) > 12:
@@ -336,11 +342,14 @@ def parse_reference(reference: str, question: str = "") -> Reference:
         clause = _BULLET.sub("", raw).strip().strip("*_`").strip()
         if not clause or not re.search(r"\w", clause):
             continue
+        if _FILLER_CLAUSE.match(clause):
+            continue
         if _NOTE_WORDS.search(clause) and not _has_value(clause):
             notes.append(clause)
             continue
         if _NOTE_WORDS.search(clause) and re.search(r"允许|误差|即可|严格|round|allow|error|"
-                                                    r"toleran|exact", clause, re.IGNORECASE):
+                                                    r"toleran|exact|deviat|differ", clause,
+                                                    re.IGNORECASE):
             notes.append(clause)  # "允许0.0001的误差" carries a number but is a note
             continue
         label = ""
@@ -350,9 +359,9 @@ def parse_reference(reference: str, question: str = "") -> Reference:
             label, value = lm.group("label").strip(), lm.group("value").strip()
         found = read_mentions(value)
         if not found:
-            if label and _name_like(value):
+            if label and name_like(value):
                 add("name", value, label=label, name=_clean_name(value))
-            elif not label and all(_name_like(part) for part in _LIST_SEP.split(clause)
+            elif not label and all(name_like(part) for part in _LIST_SEP.split(clause)
                                    if part.strip()):
                 for part in _LIST_SEP.split(clause):
                     if _clean_name(part):
@@ -362,17 +371,21 @@ def parse_reference(reference: str, question: str = "") -> Reference:
             continue
         cursor = 0
         residual: list[str] = []
+        kept: list[Mention] = []
         for mt in found:
             before = value[cursor:mt.start]
             residual.append(before)
             cursor = mt.end
             q = _with_question_unit(_signed(mt), qunit)
+            if kept and _restates(kept[-1], mt, before):
+                continue  # "25个基点（0.25个百分点）": one key point said twice
+            kept.append(mt)
             own_label = label or _clean_label(before)
             add("number", mt.text, label=own_label, qty=q, approx=mt.approx)
         residual.append(value[cursor:])
         rest = _clean_name(" ".join(r for r in residual if r.strip()))
         rest = re.sub(r"^(?:约|为|是|达|共|approximately|about)\s*", "", rest)
-        if label and rest and _name_like(rest) and not _is_label_text(rest):
+        if label and rest and name_like(rest) and not _is_label_text(rest):
             add("name", rest, label=label, name=rest)
     note_text = "；".join(n.strip() for n in notes if n.strip())
     note = parse_note(note_text)
@@ -383,6 +396,13 @@ def parse_reference(reference: str, question: str = "") -> Reference:
     points = _dedupe(points)
     keyed, keys = _keyed(points)
     return Reference(tuple(points), note, tuple(unread), keyed, keys)
+
+
+def _restates(first: Mention, second: Mention, between: str) -> bool:
+    """The second value, in brackets right after the first, is the same value in another
+    unit (25个基点（0.25个百分点）, 50 basis points (0.50 percentage points))."""
+    return (between.strip() in ("(", "（", "/", "即", "i.e.", "=", "or")
+            and first.q.dim == second.q.dim and first.q.value == second.q.value)
 
 
 def _has_value(clause: str) -> bool:

@@ -315,3 +315,117 @@ def test_absolute_tolerance_with_a_unit(answer: str, expected: object) -> None:
 
 def test_a_note_it_cannot_read_abstains() -> None:
     assert decide("62.57亿元，评分要点：答案需说明主要原因且逻辑合理", "62.57亿元") == ABSTAIN
+
+
+# ------------------------------------------------- which of several values is the answer
+@pytest.mark.parametrize("reference, question, answer, expected", [
+    # another month than the one asked about
+    ("答案在32020亿美元到32040亿美元之间即可", "2024年末，中国外汇储备规模是多少亿美元？",
+     "2024年11月末外汇储备为32659亿美元；12月末降至32024亿美元。", 1),
+    # a year written after the value
+    ("188864.0 TJ, rounding errors are allowed.", "In 2020, what was the total coal supply in "
+     "Israel?", "211,302.0 TJ in 2019, dropping to 188,864.0 TJ in 2020.", 1),
+    # the parts of a sum stated beside it
+    ("1286.6万辆，答案允许四舍五入的误差", "2024年中国新能源汽车销量是多少万辆？",
+     "纯电动汽车销量771.9万辆，插电式混合动力汽车销量514.7万辆，合计1286.6万辆。", 1),
+    # a forecast is not the figure
+    ("256 thousand. Rounding errors are allowed.", "How many jobs did US nonfarm payrolls add "
+     "in December 2024?", "Payrolls rose by 256,000, well above the consensus forecast of "
+     "165,000.", 1),
+    # the day asked about
+    ("1.0389. An error of up to 0.0001 is allowed.", "What was the ECB reference rate on "
+     "December 31, 2024?", "On December 30 the rate was 1.0444; on December 31, 2024 it was "
+     "1.0389.", 1),
+    # a conversion into another currency
+    ("NT$2.89 trillion. Rounding errors are allowed.", "What was TSMC's 2024 revenue?",
+     "Revenue rose to NT$2.89 trillion (about US$90.0 billion).", 1),
+    ("NT$2.89 trillion. Rounding errors are allowed.", "What was TSMC's 2024 revenue?",
+     "US$2.89 trillion", 0),
+    # a value in basis points beside rate levels in %
+    ("25个基点（0.25个百分点）", "2024年10月，1年期LPR下调了多少个基点？",
+     "下调了25个基点，由3.35%降至3.10%。", 1),
+])
+def test_which_value_is_the_answer(reference: str, question: str, answer: str,
+                                   expected: int) -> None:
+    assert decide(reference, answer, question) == expected
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ("工商银行48.82万亿元，建设银行40.57万亿元，农业银行43.24万亿元，中国银行35.06万亿元。", 1),
+    ("工商银行48.82万亿元，建设银行43.24万亿元，农业银行40.57万亿元，中国银行35.06万亿元。", 0),  # swapped
+    ("| 银行 | 总资产（万亿元） |\n|---|---|\n| 中国银行 | 35.06 |\n| 农业银行 | 43.24 |\n"
+     "| 建设银行 | 40.57 |\n| 工商银行 | 48.82 |", 1),  # another order, right keys
+])
+def test_list_keyed_by_name(answer: str, expected: int) -> None:
+    ref = ("工商银行：48.82万亿元；建设银行：40.57万亿元；农业银行：43.24万亿元；中国银行：35.06万亿元。"
+           "答案允许四舍五入的误差")
+    q = "截至2024年末，工商银行、建设银行、农业银行、中国银行的总资产分别是多少万亿元？（保留2位小数）"
+    assert decide(ref, answer, q) == expected
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ("2022: -$11.6 billion; 2023: $36.8 billion; 2024: $38.2 billion.", 1),
+    ("In 2022 Amazon had negative free cash flow of $11.6 billion; it recovered to $36.8 "
+     "billion in 2023 and $38.2 billion in 2024.", 1),
+    ("2022: $11.6 billion; 2023: $36.8 billion; 2024: $38.2 billion.", 0),  # an amount's sign
+    ("2022: -$11.6 billion; 2023: $38.2 billion; 2024: $36.8 billion.", 0),  # swapped years
+])
+def test_list_keyed_by_year(answer: str, expected: int) -> None:
+    ref = ("2022: -11.6 billion USD; 2023: 36.8 billion USD; 2024: 38.2 billion USD. Rounding "
+           "errors are allowed.")
+    q = ("What was Amazon's free cash flow in each of 2022, 2023 and 2024? (billions of USD, "
+         "one decimal place)")
+    assert decide(ref, answer, q) == expected
+
+
+@pytest.mark.parametrize("reference, answer, expected", [
+    ("0.95%，答案允许四舍五入的误差", "不良贷款率为9.5‰。", 1),  # per mille
+    ("0.95%，答案允许四舍五入的误差", "不良贷款率为0.95‰。", 0),
+    ("1286.6万辆，答案允许四舍五入的误差", "销量为1286.6辆。", 0),  # a unit without its 万
+    ("7.1884。评分要点：学生答案要和标准答案一致，允许有0.0001的误差", "1美元对人民币7.1884元。", 1),
+    ("1, Taiwan Semiconductor Manufacturing Company (TSMC)", "Just one — TSMC.", 1),
+    ("1, Taiwan Semiconductor Manufacturing Company (TSMC)", "1", 0),  # the company missing
+    ("Tesla\nWeekly trading value: 172.67 billion USD\nRounding errors are allowed.",
+     "Tesla — $0.17267 trillion traded.", 1),  # an em dash is not a minus sign
+])
+def test_units_written_other_ways(reference: str, answer: str, expected: int) -> None:
+    assert decide(reference, answer) == expected
+
+
+def test_half_a_point_cut_when_asked_about_the_cut() -> None:
+    q = "By how many basis points did the Fed cut rates on September 18, 2024?"
+    assert decide("50 basis points (0.50 percentage points).", "It cut by half a percentage "
+                  "point.", q) == 1
+
+
+R_SET = ("中国神华、长江电力、工商银行、农业银行\n"
+         "评分要点：学生答案必须答出标准答案中的所有公司，同时不能出现其他公司。")
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ("农业银行（+52.1%）、工商银行（+50.8%）、长江电力（+51.3%）、中国神华（+50.2%）。", 1),
+    ("中国神华、长江电力、工商银行、农业银行、中国石油。", 0),
+    ("| 公司 | 涨幅 |\n|---|---|\n| 中国神华 | 50.2% |\n| 长江电力 | 51.3% |\n| 工商银行 | 50.8% |\n"
+     "| 农业银行 | 52.1% |", 1),
+])
+def test_a_list_with_no_others(answer: str, expected: int) -> None:
+    assert decide(R_SET, answer) == expected
+
+
+R_MIDEA = "\"美的集团\"。评分要点：学生答案必须和标准答案严格一致"
+R_APPLE = "Apple. The student's answer must match the reference answer exactly."
+R_BUFFETT = "Warren Buffett. The student's answer must match the reference answer exactly."
+R_CMB = "\"招商银行\"。评分要点：学生答案必须和标准答案严格一致"
+
+
+@pytest.mark.parametrize("reference, answer, expected", [
+    (R_MIDEA, "美的集团于2024年9月在港股上市，募资约310亿港元。\n结论：地平线机器人。", 0),
+    (R_MIDEA, "美的集团或顺丰控股，两者都是2024年港股的大型IPO。", 0),
+    (R_APPLE, "Either Apple or NVIDIA, depending on the data source.", 0),
+    (R_APPLE, "Top weights: Apple 7.6%, NVIDIA 6.6%.\n\n**Final answer:** Apple", 1),
+    (R_BUFFETT, "Greg Abel is the designated successor, but at the end of 2024 the CEO was "
+     "still Warren Buffett.", 1),
+    (R_CMB, "中国银行", 0),  # shares only the word 银行 with 招商银行
+])
+def test_names_in_conclusions(reference: str, answer: str, expected: int) -> None:
+    assert decide(reference, answer) == expected

@@ -20,7 +20,8 @@ from decimal import Decimal
 # Full-width digits, signs and letters to ASCII, one character for one so spans stay valid.
 # The full-width comma stays: in Chinese it separates clauses, never thousands.
 _FULLWIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F) if c != 0xFF0C}
-_FULLWIDTH.update({0x2212: ord("-"), 0x2013: ord("-"), 0x2014: ord("-"), 0x3000: ord(" "),
+# U+2212 (minus) and U+2013 (en dash) are written for minus; the em dash is punctuation
+_FULLWIDTH.update({0x2212: ord("-"), 0x2013: ord("-"), 0x3000: ord(" "),
                    0x00A0: ord(" "), 0xFFE5: ord("¥")})
 
 
@@ -301,9 +302,7 @@ def _prefix(text: str, ns: int) -> tuple[int, str | None, str, bool, bool]:
             start = k - len(word)
             break
     sign = ""
-    k = start
-    while k > 0 and text[k - 1] == " ":
-        k -= 1
+    k = start  # a sign is written against the digits or the currency sign ("-16.97%", "-$5")
     if k > 0 and text[k - 1] in "+-":
         pre = text[k - 2] if k >= 2 else ""
         if not (pre.isdigit() or pre == "." or (pre.isalpha() and pre.isascii())):

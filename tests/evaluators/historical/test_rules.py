@@ -429,3 +429,26 @@ R_CMB = "\"招商银行\"。评分要点：学生答案必须和标准答案严�
 ])
 def test_names_in_conclusions(reference: str, answer: str, expected: int) -> None:
     assert decide(reference, answer) == expected
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ("答案：62.57亿元。\n\n注：2023年该指标为58.10亿元，2022年为45.38亿元。", 1),
+    ("| 指标 | 2024年 | 2023年 |\n|---|---|---|\n| 经营活动现金流净额（亿元） | 62.57 | 58.10 |", 1),
+    ("| 指标 | 2023年 | 2024年 |\n|---|---|---|\n| 经营活动现金流净额（亿元） | 62.57 | 58.10 |", 0),
+    ("经营活动现金流净额：0.6257百亿元", 1),
+    ("我无法确认，但可能是62.57亿元。", ABSTAIN),  # a guess under a refusal: the rules do not say
+    ("保利发展2024年经营活动现金流净额为62.57亿元？不对，应为61.57亿元。", ABSTAIN),
+])
+def test_more_final_statements(answer: str, expected: object) -> None:
+    assert decide(R_POLY, answer, Q_POLY) == expected
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ("工行为13.10%，建行为13.48%，工行低0.38个百分点。", 1),
+    ("工行为13.10%，建行为13.48%，差0.4个百分点。", 0),
+    # a difference is not a sum: 13.48 = 13.10 + 0.38 does not make 13.48 the answer
+    ("工行为13.10%，建行为13.48%，工行低0.38%。", ABSTAIN),
+])
+def test_a_difference_in_points(answer: str, expected: object) -> None:
+    assert decide("0.38个百分点，答案允许四舍五入的误差", answer,
+                  "2024年末，工商银行核心一级资本充足率比建设银行低多少个百分点？（保留2位小数）") == expected

@@ -36,6 +36,9 @@ from .quantities import Mention
 from .reference import KeyPoint, Reference
 from .tolerance import FAIL, PASS, UNSURE, Verdict, check
 
+_HEDGED = re.compile(r"可能|也许|大概是|不确定|无法确认|无法确定|不能确定|猜测|(?<![a-z])(?:maybe|possibly|"
+                     r"perhaps|might|not\s+sure|cannot\s+(?:verify|confirm)|can't\s+(?:verify|"
+                     r"confirm)|unable\s+to\s+(?:verify|confirm)|guess)(?![a-z])", re.IGNORECASE)
 # the question itself speaks of a fall: "下调了多少个基点", "maximum drawdown (as a magnitude)"
 _FALL_ASKED = re.compile(r"下调|下降|下跌|跌幅|降幅|降息|减少|回撤|亏损|跌了|(?<![a-z])(?:cut|cuts|"
                          r"decline|declined|drop|dropped|fall|fell|drawdown|decrease|decreased|"
@@ -195,7 +198,9 @@ def _period_of_value(text: str, m: Mention) -> P.Period:
     if after:
         return P.Period(frozenset({after}), frozenset(), frozenset(), False)
     row = FN.row_of(text, m.start)
-    return P.period_of(text[row[0]:m.start] if row else FN.clause_before(text, m.start))
+    if row is None:
+        return P.period_of(FN.clause_before(text, m.start))
+    return P.period_of(text[row[0]:m.start] + " " + FN.column_header(text, m.start))
 
 
 _STOP_CJK = set("的为是了在和与及年月日约达共计其中该公司")
@@ -327,7 +332,13 @@ def bind_number(p: KeyPoint, ctx: Context, others: list[KeyPoint]) -> PointResul
             continue
         aside = [dict(r.as_dict(), why="the value of another key point")
                  for r in readings if r.explained_by]
-        return _decide(p, ctx, block, relevant, aside, keyed)
+        result = _decide(p, ctx, block, relevant, aside, keyed)
+        if result.outcome == PASS and any(
+                _HEDGED.search(FN.sentence_of(ctx.text, r.mention.start)) for r in result.used):
+            # "我无法确认，但可能是62.57亿元": a guess under a refusal is not a final answer
+            result.outcome = UNSURE
+            result.why = "the value is given as a guess (可能 / cannot confirm / maybe)"
+        return result
     return PointResult(p, FAIL, "the answer states no value for this key point"
                        + (f" (under {want})" if keyed else ""))
 
@@ -413,7 +424,9 @@ def _without_parts(cur: list[Reading]) -> list[Reading]:
 
     vals = [(r, r.value) for r in cur if r.value is not None]
     for total, tv in vals:
-        others = [(r, v) for r, v in vals if r is not total and v is not None]
+        # the sum comes after its parts; "建行13.48%，工行13.10%，低0.38%" is a difference
+        others = [(r, v) for r, v in vals if r is not total and v is not None
+                  and r.mention.start < total.mention.start]
         for k in range(2, min(4, len(others)) + 1):
             for combo in combinations(others, k):
                 assert tv is not None

@@ -159,3 +159,17 @@ def clause_before(text: str, pos: int, floor: int = 0) -> str:
 
 def sentence_of(text: str, pos: int) -> str:
     return text[sentence_start(text, pos):sentence_end(text, pos)]
+
+
+def column_header(text: str, pos: int) -> str:
+    """The header cell above `pos` in its table ("2024年" over a column of values)."""
+    row = row_of(text, pos)
+    if row is None:
+        return ""
+    for s, e in tables(text):
+        if s <= row[0] <= e:
+            header = text[s:text.find("\n", s) if "\n" in text[s:e] else e]
+            column = text[row[0]:pos].count("|") - 1
+            cells = header.strip().strip("|").split("|")
+            return cells[column].strip() if 0 <= column < len(cells) else ""
+    return ""

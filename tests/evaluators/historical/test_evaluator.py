@@ -60,14 +60,15 @@ def test_name_version_and_evidence() -> None:
     assert value["text"] == "63亿元" and value["value"] == "6300000000"
     assert value["accepted"] == ["6256500000.00", "6257500000.00"]
     assert value["rule"] == "rounds half-up to 6257000000.00 at 1000000.00"
-    assert "63亿元" in s.reason and s.reason.endswith("得0分。")
+    assert s.reason == "要点错误或缺失：62.57亿元：回复「63亿元」不符合（以最终答案为准），得0分。"
     assert "58.10" not in json.dumps(point["values"], ensure_ascii=False)
 
 
 def test_abstention_lists_candidates() -> None:
     s = score("-16.97%\nRounding errors are allowed.", "The change was 16.97%.")
     assert s.status == ScoreStatus.ABSTAINED and s.value is None
-    assert s.reason.startswith("Cannot decide: -16.97%: ")
+    assert s.reason.startswith("Cannot decide: -16.97%: the answer's «16.97%» may or may not "
+                               "meet it (the rule cannot settle it: rounds half-up to -16.97")
     (cand,) = s.evidence["candidates"]
     assert cand["outcome"] == "unsure"
     assert cand["values"][0]["text"] == "16.97%"
@@ -83,8 +84,8 @@ def test_a_reference_it_cannot_read_abstains_never_guesses() -> None:
 def test_english_reason() -> None:
     s = score("\"$1408 million, rounding errors are allowed.\"", "$1,408 million")
     assert s.value == 1.0
-    assert s.reason == ("Every key point is right: $1408 million (answer: $1,408 million): "
-                        "the final statement: score 1.")
+    assert s.reason == ("Every key point is right: $1408 million: the answer's «$1,408 "
+                        "million» meets it (the final statement): score 1.")
 
 
 def test_the_size_of_a_fall_when_the_question_asks_for_it() -> None:

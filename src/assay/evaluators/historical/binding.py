@@ -392,8 +392,11 @@ def _decide(p: KeyPoint, ctx: Context, block: FN.Block, rel: list[Reading],
             out = _agree(cur)
             if out:
                 return done(out, why)
-    return PointResult(p, UNSURE, "the answer states values for this point that decide "
-                       "differently, and none is clearly the final one", block.why, cur,
+    why = ("the answer states values for this point that decide differently, and none is "
+           "clearly the final one")
+    if all(r.verdict.outcome == UNSURE for r in cur):
+        why = "the rule cannot settle it: " + "; ".join(sorted({r.verdict.how for r in cur}))
+    return PointResult(p, UNSURE, why, block.why, cur,
                        aside + [dict(r.as_dict(), why=why_aside.get(id(r), "")) for r in rel
                                 if r not in cur])
 

@@ -18,6 +18,7 @@ from assay.core.types import Answer, Item, Score, ScoreStatus
 
 from . import binding as B
 from . import names as N
+from . import wording as W
 from .quantities import normalise, read_mentions
 from .reference import ReferenceError, parse_reference, question_decimals
 from .tolerance import FAIL, PASS, UNSURE
@@ -126,8 +127,7 @@ class HistoricalRubric:
         open_points = [r for r in results if r.outcome == UNSURE]
         if open_points or ref.unread:
             cands = [r.as_dict() for r in open_points]
-            parts = [f"{r.point.text}：{r.why}" if zh else f"{r.point.text}: {r.why}"
-                     for r in open_points]
+            parts = [W.point_reason(r, zh) for r in open_points]
             parts += [(f"参考答案中的「{u}」无法按规则核对" if zh else
                        f"«{u}» in the reference cannot be checked by rule") for u in ref.unread]
             return Score.abstain(("无法确定：" + "；".join(parts)) if zh else
@@ -136,15 +136,7 @@ class HistoricalRubric:
         return self._score(1, self._reason(results, zh, True), evidence)
 
     def _reason(self, rs: list[B.PointResult], zh: bool, ok: bool) -> str:
-        parts = []
-        for r in rs:
-            vals = "、".join(x.mention.text for x in r.used) if r.used else ""
-            if zh:
-                parts.append(f"{r.point.text}" + (f"（回复：{vals}）" if vals else "")
-                             + f"：{r.why}")
-            else:
-                parts.append(f"{r.point.text}" + (f" (answer: {vals})" if vals else "")
-                             + f": {r.why}")
+        parts = [W.point_reason(r, zh) for r in rs]
         if zh:
             return ("所有要点正确：" if ok else "要点错误或缺失：") + "；".join(parts) + \
                 ("，得1分。" if ok else "，得0分。")

@@ -103,7 +103,8 @@ def test_calibrate_reports_the_rates_computed_by_hand(scored: tuple[Path, str]) 
     diffs = {d["item_id"]: d for d in cal["differences"]}
     assert sorted(diffs) == ["q04", "q08", "q09"]
     assert diffs["q04"]["kind"] == "false reject" and diffs["q08"]["kind"] == "false accept"
-    assert diffs["q08"]["judge_reason"] and "1400" in diffs["q08"]["rules_reason"]
+    assert diffs["q08"]["judge_reply"] == '数字在允许范围内。\n{"score": 1}'
+    assert "1400" in diffs["q08"]["rules_reason"]
 
 
 def test_calibrate_table(scored: tuple[Path, str]) -> None:
@@ -117,6 +118,7 @@ def test_calibrate_table(scored: tuple[Path, str]) -> None:
     assert "Cohen's κ" in out and "0.400" in out
     assert "3 item(s) where the judge and the rules differ" in out
     assert "q04  false reject: rules 1, judge 0" in out
+    assert '  judge: 数字不一致。 {"score": 0}' in out  # the judge's own words
     assert "… 1 more (--show N)" in out
 
 

@@ -120,6 +120,7 @@ def _print(cal: Calibration, show: int) -> None:
             c.print(f"[bold]{escape(d['item_id'])}[/]{escape(where)}  {d['kind']}: rules "
                     f"{d['rules']}, judge {d['judge']}")
             c.print(f"  rules: {escape(str(d['rules_reason'])[:300])}")
-            c.print(f"  judge: {escape(str(d['judge_reason'])[:300])}")
+            said = d["judge_reply"] or d["judge_reason"]
+            c.print(f"  judge: {escape(' '.join(str(said).split())[:300])}")
         if len(cal.differences) > show:
             c.print(f"… {len(cal.differences) - show} more (--show N)")

@@ -114,6 +114,12 @@ def _binary(row: dict[str, Any] | None) -> int | None:
     return int(row["score"]) if float(row["score"]) in (0.0, 1.0) else -1
 
 
+def _reply(row: dict[str, Any]) -> str:
+    evidence = row.get("evidence")
+    reply = evidence.get("reply") if isinstance(evidence, dict) else None
+    return reply if isinstance(reply, str) else ""
+
+
 def _key(row: dict[str, Any]) -> Key:
     return (str(row["item_id"]), str(row.get("target") or ""), int(row.get("epoch") or 0))
 
@@ -158,7 +164,10 @@ def calibrate(results: list[dict[str, Any]], *, judge: str, rubric: str = "finan
                 "item_id": key[0], "target": key[1], "epoch": key[2], "rules": r, "judge": j,
                 "kind": "false accept" if j == 1 else "false reject",
                 "rules_reason": rules[key].get("reason") or "",
-                "judge_reason": judged[key].get("reason") or ""})
+                "judge_reason": judged[key].get("reason") or "",
+                # the judge's stated reasoning is in its reply; its reason may only say how
+                # the score was parsed ("fenced block")
+                "judge_reply": _reply(judged[key])})
     if bad_scores:
         raise CalibrationError(f"{judge} gives scores other than 0 and 1 ("
                                + ", ".join(bad_scores[:3]) + (" …" if len(bad_scores) > 3

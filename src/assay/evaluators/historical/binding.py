@@ -426,6 +426,8 @@ def _without_parts(cur: list[Reading]) -> list[Reading]:
     from itertools import combinations
 
     vals = [(r, r.value) for r in cur if r.value is not None]
+    if len(vals) > 12:  # sums of up to four parts among many values: too many to try
+        return cur
     for total, tv in vals:
         # the sum comes after its parts; "建行13.48%，工行13.10%，低0.38%" is a difference
         others = [(r, v) for r, v in vals if r is not total and v is not None

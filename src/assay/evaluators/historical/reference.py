@@ -197,7 +197,8 @@ _LABEL_SPLIT = re.compile(r"^(?P<label>[^:：\n]{1,40}?)\s*[:：]\s*(?P<value>.+
 _QUESTION_DECIMALS = re.compile(
     r"保留(?:到)?(?:小数点后)?\s*(?P<zh>\d|[一二两三四五六])\s*位(?:小数)?|"
     r"(?:精确|精确到|保留到)小数点后\s*(?P<zh2>\d|[一二两三四五六])\s*位|"
-    r"(?:to|with)\s+(?P<en>\d|one|two|three|four|five|six)\s+decimal(?:\s+places?|s)?|"
+    r"(?:(?:to|with)\s+)?(?<![\w.])(?P<en>\d|one|two|three|four|five|six)\s+decimal"
+    r"(?:\s+places?|s)|"
     r"(?P<int>保留整数|取整|精确到(?:个位|整数)|nearest\s+(?:integer|whole\s+number)|"
     r"rounded\s+to\s+(?:an?\s+)?integer)|xx\.(?P<xx>x+)",
     re.IGNORECASE)

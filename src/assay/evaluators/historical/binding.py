@@ -1,22 +1,17 @@
-"""Binding each key point to the answer's final statement of it, and judging that statement.
+"""Binding each number key point to the answer's final statement of it, and judging it.
 
-For a number: the answer's values of the same kind (a money amount for 亿元, a percent or a
-bare number for 15.67% …) in the first final block that has any (see `final`). Each value is
-read every way the rules call equal (a bare number in the reference's unit or as written;
-0.1567 as 15.67%) and judged by the note. A value that fails this point but passes another
-key point of the same kind belongs to that point, not to this one. When the values left do
-not all decide alike, narrower readings are tried in order — a conversion into another
-currency or an "约" restatement of a more precise value is not a second answer; a value said
-of another year or quarter than the question's is reasoning; the block's own conclusion
-sentence; the one value whose words match the question clearly best — and when they still
-disagree the point is unsure, with every candidate listed.
+The answer's values of the point's kind (a money amount for 亿元, a percent or a bare number for
+15.67% …) are taken from the first final block that has any (see `final`). Each value is read
+every way the rules call equal (a bare number in the reference's unit or as written; 0.1567 as
+15.67%) and judged by the note (see `tolerance`). A value that fails this point but passes
+another key point of the same kind belongs to that point; a value stated under another key
+point's label ("建设银行43.24万亿元") is not this point's. When the values left do not all decide
+alike, narrower readings are tried in order (`_decide`), and when they still disagree the point
+is unsure, with every candidate listed.
 
-Keyed lists (by month, quarter, year) are bound by key — the table row or the key word right
-before a value — never by value, so a swapped pair is wrong, not right.
-
-For a name: named in the final block (not negated, compared away or hedged) → right; never
-named anywhere → wrong; named only in the reasoning while the conclusion names a sibling (a
-province, a city, a company the reader knows) → wrong; anything else → unsure.
+Keyed lists (by month, quarter, year) are bound by key — the table row, the key word right
+before a value, "… in 2023" right after it — never by value, so a swapped pair is wrong.
+Names are bound in `names`.
 """
 
 from __future__ import annotations

@@ -99,7 +99,7 @@ def last_key(text: str, kind: str) -> str | None:
 
 
 def label_key(label: str, kind: str) -> str | None:
-    """The key of `label` under the list's kind (month / quarter / year / name)."""
+    """The key of `label` under the list's kind (month / quarter / year)."""
     if kind == "month":
         return month_key(label)
     if kind == "quarter":

@@ -441,8 +441,9 @@ def _dedupe(points: list[KeyPoint]) -> list[KeyPoint]:
 
 
 def _keyed(points: list[KeyPoint]) -> tuple[str | None, dict[str, str]]:
-    """A list keyed by month / quarter / year: three or more numbers of one kind whose labels
-    name distinct keys. Such points are bound to answer values by key, never by value."""
+    """A list keyed by month / quarter / year: two or more numbers whose labels name distinct
+    keys. Such points are bound to answer values by key, never by value. (Lists keyed by
+    name are bound through their labels in `binding.bind_number`.)"""
     nums = [p for p in points if p.kind == "number" and p.label]
     if len(nums) < 2:
         return None, {}

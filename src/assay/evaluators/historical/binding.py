@@ -156,10 +156,9 @@ def read_value(p: KeyPoint, ref: Reference, m: Mention, question_q: Decimal | No
         return None
     if isinstance(alts, str):
         return Reading(m, Verdict(FAIL, None, f"wrong unit: {alts}"), None, alts)
-    best: Reading | None = None
-    rank = {PASS: 0, UNSURE: 1, FAIL: 2}
     assert p.qty is not None
-    for value, _, how in alts:
+    readings: list[Reading] = []
+    for value, _, how in _plausible(p.qty.value, alts):
         v = check(p, ref.note, value, question_q)
         if (p.qty.value < 0 and value > 0 and not m.signed and m.direction == 0
                 and p.qty.dim == "percent" and v.outcome == FAIL
@@ -170,10 +169,27 @@ def read_value(p: KeyPoint, ref: Reference, m: Mention, question_q: Decimal | No
                         "without its sign or a fall word")
         if m.bound and v.outcome != FAIL:
             v = Verdict(UNSURE, v.accepted, v.how + "; stated as a bound (超过/more than …)")
-        r = Reading(m, v, value, how)
-        if best is None or rank[v.outcome] < rank[best.verdict.outcome]:
-            best = r
-    return best
+        readings.append(Reading(m, v, value, how))
+    outcomes = {r.verdict.outcome for r in readings}
+    if len(outcomes) == 1:
+        return readings[0]
+    # two plausible readings of one number decide differently ("0.00021" for 0.01%: 0.00021%
+    # or 0.021%?): the rules cannot tell which the answer meant
+    first = readings[0]
+    return Reading(m, Verdict(UNSURE, first.verdict.accepted, "the number reads two ways that "
+                              "decide differently: " + "; ".join(
+                                  f"{r.how} → {r.verdict.outcome}" for r in readings)),
+                   first.value, first.how)
+
+
+def _plausible(ref: Decimal, alts: list[tuple[Decimal, Decimal, str]]
+               ) -> list[tuple[Decimal, Decimal, str]]:
+    """Of the ways to read a number, those within a factor of ten of the reference ("15.67"
+    for 15.67% is 15.67%, not 1567%); all of them when none is."""
+    if len(alts) < 2 or ref == 0:
+        return alts
+    near = [a for a in alts if a[0] != 0 and Decimal("0.1") < abs(a[0] / ref) < 10]
+    return near or alts
 
 
 def _agree(rs: list[Reading]) -> str | None:

@@ -99,6 +99,11 @@ def agreement(
     show_agreement(run_id, evaluator, show, db)
 
 
+from .calibrate_cmd import calibrate as _calibrate  # noqa: E402  (a light module)
+
+app.command(name="calibrate")(_calibrate)
+
+
 @app.command()
 def run(
     spec: Annotated[Path | None, typer.Argument(help="Experiment spec (.yaml or .toml).")]

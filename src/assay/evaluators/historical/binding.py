@@ -1,0 +1,500 @@
+"""Binding each number key point to the answer's final statement of it, and judging it.
+
+The answer's values of the point's kind (a money amount for 亿元, a percent or a bare number for
+15.67% …) are taken from the first final block that has any (see `final`). Each value is read
+every way the rules call equal (a bare number in the reference's unit or as written; 0.1567 as
+15.67%) and judged by the note (see `tolerance`). A value that fails this point but passes
+another key point of the same kind belongs to that point; a value stated under another key
+point's label ("建设银行43.24万亿元") is not this point's. When the values left do not all decide
+alike, narrower readings are tried in order (`_decide`), and when they still disagree the point
+is unsure, with every candidate listed.
+
+Keyed lists (by month, quarter, year) are bound by key — the table row, the key word right
+before a value, "… in 2023" right after it — never by value, so a swapped pair is wrong.
+Names are bound in `names`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from assay.core.decimals import plain, round_half_up
+
+from . import final as FN
+from . import periods as P
+from .keys import label_key, last_key, name_key, spellings
+from .quantities import Mention
+from .reference import KeyPoint, Reference
+from .tolerance import FAIL, PASS, UNSURE, Verdict, check
+
+_HEDGED = re.compile(r"可能|也许|大概是|不确定|无法确认|无法确定|不能确定|猜测|(?<![a-z])(?:maybe|possibly|"
+                     r"perhaps|might|not\s+sure|cannot\s+(?:verify|confirm)|can't\s+(?:verify|"
+                     r"confirm)|unable\s+to\s+(?:verify|confirm)|guess)(?![a-z])", re.IGNORECASE)
+# the question itself speaks of a fall: "下调了多少个基点", "maximum drawdown (as a magnitude)"
+_FALL_ASKED = re.compile(r"下调|下降|下跌|跌幅|降幅|降息|减少|回撤|亏损|跌了|(?<![a-z])(?:cut|cuts|"
+                         r"decline|declined|drop|dropped|fall|fell|drawdown|decrease|decreased|"
+                         r"loss|lowered|reduce|reduced)(?![a-z])", re.IGNORECASE)
+_RESTATE = re.compile(r"(?:即|约合|折合|相当于|换算|约|大约|i\.e\.|or\s+about|about|roughly|"
+                      r"approximately|around|≈)\s*[:：]?\s*$", re.IGNORECASE)
+
+
+@dataclass
+class Reading:
+    """One answer value read for one key point."""
+
+    mention: Mention
+    verdict: Verdict
+    value: Decimal | None  # as compared (the reading that decided), in the point's units
+    how: str  # how the answer's text was read ("as written", "bare number in 亿", "0.1567 = 15.67%")
+    explained_by: str = ""  # another key point this value passes
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"text": self.mention.text,
+                               "span": [self.mention.start, self.mention.end],
+                               "value": None if self.value is None else plain(self.value),
+                               "read": self.how, "accepted": self.verdict.span(),
+                               "rule": self.verdict.how, "outcome": self.verdict.outcome}
+        if self.explained_by:
+            out["belongs_to"] = self.explained_by
+        return out
+
+
+@dataclass
+class PointResult:
+    point: KeyPoint
+    outcome: str  # PASS | FAIL | UNSURE
+    why: str
+    where: str = ""  # the block it was read in
+    used: list[Reading] = field(default_factory=list)  # the values that decided
+    set_aside: list[dict[str, Any]] = field(default_factory=list)  # values read, not used
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"point": self.point.id, "text": self.point.text,
+                               "outcome": self.outcome, "why": self.why}
+        if self.where:
+            out["final_statement"] = self.where
+        if self.used:
+            out["values"] = [r.as_dict() for r in self.used]
+        if self.set_aside:
+            out["set_aside"] = self.set_aside
+        return out
+
+
+# ------------------------------------------------------------------------- readings
+def _alternatives(p: KeyPoint, m: Mention, fall_asked: bool = False
+                  ) -> list[tuple[Decimal, Decimal, str]] | str | None:
+    """Ways to read `m` in the units of `p` as (value, quantum, how); a string when `m` is of
+    the point's kind but in a wrong unit; None when `m` is not about a quantity of this kind."""
+    pq = p.qty
+    assert pq is not None
+    q = m.q
+    if m.spelled and m.q.dim == "count" and not (
+            pq.dim == "count" or (pq.dim == "bare" and not pq.scaled and pq.quantum == 1
+                                  and 0 <= pq.value <= 12)):
+        return None  # "one of …" is not a value unless a count is asked for
+    a = q.value
+    if not m.signed and m.direction < 0 and a > 0 and (pq.value < 0 or not fall_asked):
+        a = -a  # "fell 16.97%" is -16.97%, unless the question asks how much it fell
+    dim = pq.dim
+    if dim == "percent":
+        if q.dim == "percent":
+            return [(a, q.quantum, "as written")]
+        if q.dim == "bare" and not q.scaled:
+            return [(a, q.quantum, "a bare number in %"),
+                    (a * 100, q.quantum * 100, f"{plain(q.value)} as a fraction = "
+                     f"{plain(q.value * 100)}%")]
+        return None
+    if q.dim == "percent":
+        if dim == "bare" and not pq.scaled:
+            return [(a / 100, q.quantum / 100, f"{m.text} = {plain(q.value / 100)}")]
+        return None
+    if dim == "money":
+        if q.dim == "money":
+            if q.currency and pq.currency and q.currency != pq.currency:
+                return f"in {q.currency}, not {pq.currency}"
+            if q.per and pq.per and q.per != pq.per:
+                return f"per {q.per}, not per {pq.per}"
+            return [(a, q.quantum, "as written")]
+        if q.dim == "bare":
+            return _bare(pq.scale, pq.scale_word, a, q.quantum, q.scaled)
+        return None
+    if dim == "bare":
+        if q.dim in ("bare", "money", "count", "points"):
+            if pq.scaled and q.dim == "bare" and not q.scaled:
+                return _bare(pq.scale, pq.scale_word, a, q.quantum, False)
+            return [(a, q.quantum, "as written")]
+        return None
+    # a unit: energy, area, years, count …
+    if q.dim == dim:
+        return [(a, q.quantum, "as written")]
+    if q.dim == "bare":
+        return _bare(pq.scale, pq.scale_word, a, q.quantum, q.scaled)
+    if {q.dim, dim} <= {"count", "bare"}:
+        return [(a, q.quantum, "as written")]
+    return None
+
+
+def _bare(scale: Decimal, word: str, a: Decimal, quantum: Decimal,
+          scaled: bool) -> list[tuple[Decimal, Decimal, str]]:
+    if scaled or scale == 1:
+        return [(a, quantum, "as written (unit left out)")]
+    return [(a * scale, quantum * scale, f"a bare number in the reference's unit ({word})"),
+            (a, quantum, "as written")]
+
+
+def read_value(p: KeyPoint, ref: Reference, m: Mention, question_q: Decimal | None,
+               fall_asked: bool = False) -> Reading | None:
+    """Judge one answer value for one key point; None when it is not about this kind.
+    `fall_asked`: the question asks for the size of a fall ("下调了多少"), so "下调0.25个百分点"
+    states 0.25, not −0.25."""
+    alts = _alternatives(p, m, fall_asked)
+    if alts is None:
+        return None
+    if isinstance(alts, str):
+        return Reading(m, Verdict(FAIL, None, f"wrong unit: {alts}"), None, alts)
+    assert p.qty is not None
+    readings: list[Reading] = []
+    for value, _, how in _plausible(p.qty.value, alts):
+        v = check(p, ref.note, value, question_q)
+        if (p.qty.value < 0 and value > 0 and not m.signed and m.direction == 0
+                and p.qty.dim == "percent" and v.outcome == FAIL
+                and check(p, ref.note, -value, question_q).outcome != FAIL):
+            # "16.97%" for a change of −16.97%: the size of the fall without its sign. An
+            # amount (−11.6 billion) written without its sign is a different amount: wrong.
+            v = Verdict(UNSURE, v.accepted, v.how + "; the answer gives the size of the change "
+                        "without its sign or a fall word")
+        if m.bound and v.outcome != FAIL:
+            v = Verdict(UNSURE, v.accepted, v.how + "; stated as a bound (超过/more than …)")
+        readings.append(Reading(m, v, value, how))
+    outcomes = {r.verdict.outcome for r in readings}
+    if len(outcomes) == 1:
+        return readings[0]
+    # two plausible readings of one number decide differently ("0.00021" for 0.01%: 0.00021%
+    # or 0.021%?): the rules cannot tell which the answer meant
+    first = readings[0]
+    return Reading(m, Verdict(UNSURE, first.verdict.accepted, "the number reads two ways that "
+                              "decide differently: " + "; ".join(
+                                  f"{r.how} → {r.verdict.outcome}" for r in readings)),
+                   first.value, first.how)
+
+
+def _plausible(ref: Decimal, alts: list[tuple[Decimal, Decimal, str]]
+               ) -> list[tuple[Decimal, Decimal, str]]:
+    """Of the ways to read a number, those within a factor of ten of the reference ("15.67"
+    for 15.67% is 15.67%, not 1567%); all of them when none is."""
+    if len(alts) < 2 or ref == 0:
+        return alts
+    near = [a for a in alts if a[0] != 0 and Decimal("0.1") < abs(a[0] / ref) < 10]
+    return near or alts
+
+
+def _agree(rs: list[Reading]) -> str | None:
+    outs = {r.verdict.outcome for r in rs}
+    if outs == {PASS}:
+        return PASS
+    if outs == {FAIL}:
+        return FAIL
+    return None
+
+
+# ------------------------------------------------------------------------- context
+def _period_of_value(text: str, m: Mention) -> P.Period:
+    """The period a value is said of: a year right after it, else the words before it in its
+    clause or table row."""
+    after = P.dated_after(text, m.end)
+    if after:
+        return P.Period(frozenset({after}), frozenset(), frozenset(), False)
+    row = FN.row_of(text, m.start)
+    if row is None:
+        return P.period_of(FN.clause_before(text, m.start))
+    return P.period_of(text[row[0]:m.start] + " " + FN.column_header(text, m.start))
+
+
+_STOP_CJK = set("的为是了在和与及年月日约达共计其中该公司")
+_STOP_EN = {"the", "was", "were", "and", "for", "with", "its", "that", "this", "which", "are",
+            "has", "had", "approximately", "about", "around", "total", "value"}
+
+
+def _label_words(label: str, question: str) -> tuple[int, int]:
+    """(words of `label` found in the question, words not found): CJK characters and English
+    words, digits and filler left out."""
+    cjk = [c for c in label if "\u4e00" <= c <= "\u9fff" and c not in _STOP_CJK]
+    words = [w for w in re.findall(r"[a-z]{3,}", label.lower()) if w not in _STOP_EN]
+    ql = question.lower()
+    hit = sum(1 for c in cjk if c in question) + sum(1 for w in words if w in ql)
+    return hit, len(cjk) + len(words) - hit
+
+
+def _in(span: tuple[int, int], m: Mention) -> bool:
+    return span[0] <= m.start < span[1]
+
+
+@dataclass
+class Context:
+    text: str
+    question: str
+    ref: Reference
+    mentions: list[Mention]
+    blocks: list[FN.Block]
+    question_decimals: int | None
+    asked: P.Period
+    fall_asked: bool = False
+    keys: dict[int, str] = field(default_factory=dict)  # mention start → key (keyed lists)
+
+    def read(self, p: KeyPoint, m: Mention) -> Reading | None:
+        return read_value(p, self.ref, m, self.question_q(p), self.fall_asked)
+
+    def question_q(self, p: KeyPoint) -> Decimal | None:
+        if self.question_decimals is None or p.qty is None:
+            return None
+        return Decimal(1).scaleb(-self.question_decimals) * (
+            p.qty.scale if p.qty.dim != "percent" else 1)
+
+
+def make_context(text: str, question: str, ref: Reference, mentions: list[Mention],
+                 decimals: int | None) -> Context:
+    ctx = Context(text, question, ref, mentions, FN.blocks(text), decimals,
+                  P.period_of(question), bool(_FALL_ASKED.search(question)))
+    if ref.keyed:
+        ctx.keys = {m.start: k for m in mentions if (k := mention_key(text, m, mentions,
+                                                                     ref.keyed))}
+    return ctx
+
+
+def mention_key(text: str, m: Mention, mentions: list[Mention], kind: str) -> str | None:
+    """The key a value is stated under: a year right after it ("$36.8 billion in 2023"), its
+    table row's key cell, else the last key word between it and the value before it on its
+    line ("1月：0.90911，2月：0.90836")."""
+    if kind == "year" and (after := P.dated_after(text, m.end)):
+        return f"Y{after}"
+    row = FN.row_of(text, m.start)
+    if row is not None:
+        for cell in text[row[0]:m.start].split("|"):
+            k = label_key(cell, kind)
+            if k:
+                return k
+        return None
+    return last_key(key_text(text, m, mentions), kind)
+
+
+def key_text(text: str, m: Mention, mentions: list[Mention]) -> str:
+    """The words a value is stated under: its table row before it, else the text between it
+    and the value before it on its line."""
+    row = FN.row_of(text, m.start)
+    if row is not None:
+        return text[row[0]:m.start]
+    floor = text.rfind("\n", 0, m.start) + 1
+    for other in mentions:
+        if other.end <= m.start and other.end > floor:
+            floor = other.end
+    return text[floor:m.start]
+
+
+def _labels_named(segment: str, points: list[KeyPoint]) -> set[str]:
+    """Which of the points' labels `segment` names (工商银行, Annualized volatility …)."""
+    seg = name_key(segment)
+    out = set()
+    for p in points:
+        if p.label and len(name_key(p.label)) >= 2 and any(
+                v and v in seg for v in spellings(p.label)):
+            out.add(p.id)
+    return out
+
+
+# ------------------------------------------------------------------------- numbers
+def bind_number(p: KeyPoint, ctx: Context, others: list[KeyPoint]) -> PointResult:
+    keyed = ctx.ref.keyed is not None and p.id in ctx.ref.keys
+    want = ctx.ref.keys.get(p.id)
+    if keyed and not ctx.keys:
+        any_value = any(ctx.read(p, m) for m in ctx.mentions)
+        if any_value:
+            return PointResult(p, UNSURE, f"values are given, but none under a "
+                               f"{ctx.ref.keyed} the reader recognises")
+    labelled = [o for o in others if o.kind == "number" and o.label]
+    for block in ctx.blocks:
+        readings: list[Reading] = []
+        for m in ctx.mentions:
+            if not (block.start <= m.start < block.end):
+                continue
+            if keyed and ctx.keys.get(m.start) != want:
+                continue
+            if not keyed and p.label and labelled:
+                named = _labels_named(key_text(ctx.text, m, ctx.mentions), labelled)
+                if named and p.id not in named:
+                    continue  # said under another key point's label: 建设银行43.24万亿元
+            r = ctx.read(p, m)
+            if r is None:
+                continue
+            if r.verdict.outcome == FAIL and not keyed:
+                for o in others:
+                    if o is p or o.kind not in ("number", "range"):
+                        continue
+                    ro = ctx.read(o, m)
+                    if ro is not None and ro.verdict.outcome == PASS:
+                        r.explained_by = o.id
+                        break
+            readings.append(r)
+        relevant = [r for r in readings if not r.explained_by]
+        if not relevant:
+            continue
+        aside = [dict(r.as_dict(), why="the value of another key point")
+                 for r in readings if r.explained_by]
+        result = _decide(p, ctx, block, relevant, aside, keyed)
+        if result.outcome == PASS and any(
+                _HEDGED.search(FN.sentence_of(ctx.text, r.mention.start)) for r in result.used):
+            # "我无法确认，但可能是62.57亿元": a guess under a refusal is not a final answer
+            result.outcome = UNSURE
+            result.why = "the value is given as a guess (可能 / cannot confirm / maybe)"
+        return result
+    return PointResult(p, FAIL, "the answer states no value for this key point"
+                       + (f" (under {want})" if keyed else ""))
+
+
+def _decide(p: KeyPoint, ctx: Context, block: FN.Block, rel: list[Reading],
+            aside: list[dict[str, Any]], keyed: bool) -> PointResult:
+    """One outcome from the values read for `p` in `block`, narrowing step by step while
+    they disagree; unsure when no step leaves values that decide alike."""
+    why_aside: dict[int, str] = {}
+    cur = list(rel)
+
+    def done(outcome: str, why: str) -> PointResult:
+        extra = [dict(r.as_dict(), why=why_aside.get(id(r), "not the final statement"))
+                 for r in rel if r not in cur]
+        return PointResult(p, outcome, why, block.why, cur, aside + extra)
+
+    out = _agree(cur)
+    if out:
+        return done(out, "the final statement" if len(cur) == 1 else
+                    "every value stated in the final statement decides alike")
+    assert p.qty is not None
+    steps: list[tuple[str, str, Callable[[], list[Reading]]]] = [
+        # a conversion into another currency beside the value in the reference's currency
+        ("a conversion into another currency", "the value in the reference's currency",
+         lambda: [r for r in cur if r.mention.q.currency in (None, p.qty.currency)]
+         if p.qty and p.qty.currency else cur),
+        # 25个基点 beside the rate levels 3.35% → 3.10%; a bare 0.90911 beside a 41% growth
+        ("written in another kind of unit than the reference", "the value written in the "
+         "reference's kind of unit", lambda: [r for r in cur if _same_kind(p, r.mention)]),
+        ("an approximate restatement of a more precise value", "the precise value, with its "
+         "rounded restatement set aside", lambda: [r for r in cur if not _restated(ctx, r, cur)]),
+        ("said of another period than the question's", "the values for the period the "
+         "question asks about", lambda: cur if keyed else [
+             r for r in cur if not _period_of_value(ctx.text, r.mention).differs_from(ctx.asked)]),
+        ("a part of the total stated beside it", "the total, with its parts set aside",
+         lambda: _without_parts(cur)),
+        ("outside the conclusion sentence", "the conclusion sentence",
+         lambda: _conclusion(ctx, block, cur)),
+        ("a forecast or an expectation, not the figure itself", "the figure itself, with "
+         "forecasts set aside", lambda: _not_forecasts(ctx, cur)),
+        ("said of something the question does not ask about", "the value said in the "
+         "question's own words", lambda: cur if keyed else _question_words(ctx, cur)),
+    ]
+    for aside_why, why, keep_fn in steps:
+        keep = keep_fn()
+        if keep and len(keep) < len(cur):
+            for r in cur:
+                if r not in keep:
+                    why_aside[id(r)] = aside_why
+            cur = keep
+            out = _agree(cur)
+            if out:
+                return done(out, why)
+    why = ("the answer states values for this point that decide differently, and none is "
+           "clearly the final one")
+    if all(r.verdict.outcome == UNSURE for r in cur):
+        why = "the rule cannot settle it: " + "; ".join(sorted({r.verdict.how for r in cur}))
+    return PointResult(p, UNSURE, why, block.why, cur,
+                       aside + [dict(r.as_dict(), why=why_aside.get(id(r), "")) for r in rel
+                                if r not in cur])
+
+
+def _same_kind(p: KeyPoint, m: Mention) -> bool:
+    assert p.qty is not None
+    pq, q = p.qty, m.q
+    if pq.dim == "percent":
+        points = ("pp", "bp")
+        return q.dim == "percent" and ((pq.unit_word in points) == (q.unit_word in points))
+    return q.dim != "percent"
+
+
+def _restated(ctx: Context, r: Reading, cur: list[Reading]) -> bool:
+    """"约63亿元" after "62.57亿元": the same value rounded, not a second answer."""
+    if r.value is None or _RESTATE.search(ctx.text[max(0, r.mention.start - 8):r.mention.start]
+                                          ) is None:
+        return False
+    rq = _scaled_quantum(r)
+    return any(o is not r and o.value is not None and _scaled_quantum(o) < rq
+               and round_half_up(o.value, rq) == r.value for o in cur)
+
+
+def _without_parts(cur: list[Reading]) -> list[Reading]:
+    """"纯电动771.9万辆，插混514.7万辆，合计1286.6万辆": values that add up to another value
+    stated beside them are its parts (reasoning), the sum is the answer."""
+    from itertools import combinations
+
+    vals = [(r, r.value) for r in cur if r.value is not None]
+    if len(vals) > 12:  # sums of up to four parts among many values: too many to try
+        return cur
+    for total, tv in vals:
+        # the sum comes after its parts; "建行13.48%，工行13.10%，低0.38%" is a difference
+        others = [(r, v) for r, v in vals if r is not total and v is not None
+                  and r.mention.start < total.mention.start]
+        for k in range(2, min(4, len(others)) + 1):
+            for combo in combinations(others, k):
+                assert tv is not None
+                tol = max(_scaled_quantum(r) for r, _ in combo)
+                if abs(sum(v for _, v in combo if v is not None) - tv) <= tol:
+                    parts = {id(r) for r, _ in combo}
+                    return [r for r in cur if id(r) not in parts]
+    return cur
+
+
+def _conclusion(ctx: Context, block: FN.Block, cur: list[Reading]) -> list[Reading]:
+    """The block's own conclusion sentence, unless a later conclusion disagrees with it."""
+    if block.why == "whole answer":
+        return cur
+    head = [r for r in cur if _in(block.head, r.mention)]
+    later = [r for r in cur if any(_in(h, r.mention) for h in FN.heads_after(ctx.text, block))]
+    if head and _agree(head) and (not later or _agree(head + later)):
+        return head
+    return cur
+
+
+_FORECAST = re.compile(r"预期|预测|预估|市场普遍预计|一致预期|(?<![a-z])(?:forecasts?|expected|"
+                       r"expectations?|consensus|estimates?|projected|projections?)(?![a-z])",
+                       re.IGNORECASE)
+
+
+def _not_forecasts(ctx: Context, cur: list[Reading]) -> list[Reading]:
+    """"well above the consensus forecast of 165,000": a forecast is not the figure asked for
+    (unless the question itself asks for a forecast)."""
+    if _FORECAST.search(ctx.question):
+        return cur
+    return [r for r in cur if not _FORECAST.search(FN.clause_before(ctx.text, r.mention.start))]
+
+
+def _question_words(ctx: Context, cur: list[Reading]) -> list[Reading]:
+    """The value said in the question's own words, when every other one is said of
+    something the question does not mention (投资活动现金流 beside 经营活动现金流)."""
+    if len(cur) < 2:
+        return cur
+    words = [(_label_words(FN.clause_before(ctx.text, r.mention.start), ctx.question), r)
+             for r in cur]
+    best = [r for (hit, foreign), r in words if hit >= 2 and foreign == 0]
+    if best and all(foreign >= 2 for (_, foreign), r in words if r not in best):
+        return best
+    return cur
+
+
+def _scaled_quantum(r: Reading) -> Decimal:
+    """The quantum of a reading in the point's units (the mention's quantum times the factor
+    its reading applied)."""
+    q = r.mention.q
+    if r.value is None or q.value == 0:
+        return q.quantum
+    factor = abs(r.value / q.value) if q.value else Decimal(1)
+    return q.quantum * factor

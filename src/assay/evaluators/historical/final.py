@@ -1,0 +1,175 @@
+"""Where an answer states its final answer.
+
+The written rules grade the final answer, not figures met in the reasoning. An answer marks its
+conclusion with words ("因此", "综上", "最终", "答案为", "In summary", "Therefore") or ends with a
+table. The reader tries, for each key point, the blocks that run from such a marker to the end
+of the answer — strong markers (综上, 最终, 答案为, In summary …) latest first, then the last
+table, then weak ones (因此, 所以, therefore …), then the whole answer — and takes the first that
+says anything about the point. Each block has a head: the marker's own sentence (with the list
+or table it introduces), which is the conclusion when the block also holds other figures.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+STRONG = re.compile(
+    r"综上所述|综上|综合来看|综合以上|综合上述|总结|总之|结论|最终答案|最终结果|最终|"
+    r"答案(?:是|为|：|:|如下)|回答(?:：|:)|"
+    r"(?<![a-z])(?:in\s+summary|to\s+summari[sz]e|summary|to\s+sum\s+up|in\s+conclusion|"
+    r"conclusion|final\s+answer|the\s+answer\s+is|answer\s*[:：]|in\s+short|overall,)",
+    re.IGNORECASE)
+WEAK = re.compile(
+    r"因此|所以|故答案|由此可见|由此可知|可见|可知|即为|"
+    r"(?<![a-z])(?:therefore|thus|hence|so,|so\s+the|as\s+a\s+result|consequently|"
+    r"accordingly)(?![a-z])",
+    re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[。！？!?；;]|\n|\.(?=\s|$)")
+_TABLE_LINE = re.compile(r"^\s*\|.*\|\s*$")
+_BLANK_LINE = re.compile(r"\n\s*\n")
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    start: int
+    end: int
+    why: str  # the marker word, "last table" or "whole answer"
+    head: tuple[int, int]  # the marker's statement
+    strong: bool
+
+
+def sentence_end(text: str, pos: int) -> int:
+    m = _SENTENCE_END.search(text, pos)
+    return m.end() if m else len(text)
+
+
+def sentence_start(text: str, pos: int) -> int:
+    k = pos
+    while k > 0:
+        c = text[k - 1]
+        if c in "。！？!?；;\n" or (c == "." and k < len(text) and text[k].isspace()):
+            break
+        k -= 1
+    return k
+
+
+def _head(text: str, pos: int) -> tuple[int, int]:
+    """The marker's statement: its sentence; a heading or a sentence ending in a colon takes
+    the paragraph, list or table that follows."""
+    end = sentence_end(text, pos)
+    stated = text[pos:end]
+    body = re.sub(r"[*#_`\s:：,，.。]|" + STRONG.pattern + "|" + WEAK.pattern, "", stated,
+                  flags=re.IGNORECASE)
+    if stated.rstrip().endswith((":", "：")) or not body:
+        m = _BLANK_LINE.search(text, end)
+        nxt = m.start() if m else len(text)
+        # a list or table may itself be split by blank lines: take it whole
+        while m and nxt < len(text):
+            rest = text[m.end():]
+            if re.match(r"\s*(?:[-*•|]|\d{1,2}[.、)])", rest):
+                m = _BLANK_LINE.search(text, m.end())
+                nxt = m.start() if m else len(text)
+            else:
+                break
+        end = max(end, nxt)
+    return pos, end
+
+
+def tables(text: str) -> list[tuple[int, int]]:
+    """Spans of markdown tables (runs of lines that start and end with '|')."""
+    out: list[tuple[int, int]] = []
+    pos = 0
+    start = None
+    last_end = 0
+    for line in text.splitlines(keepends=True):
+        is_row = bool(_TABLE_LINE.match(line.rstrip("\n")))
+        if is_row and start is None:
+            start = pos
+        if is_row:
+            last_end = pos + len(line.rstrip("\n"))
+        if not is_row and start is not None:
+            out.append((start, last_end))
+            start = None
+        pos += len(line)
+    if start is not None:
+        out.append((start, last_end))
+    return out
+
+
+def blocks(text: str) -> list[Block]:
+    """Candidate final blocks, the one to try first first."""
+    n = len(text)
+    out: list[Block] = []
+    seen: set[int] = set()
+
+    def add(start: int, why: str, head: tuple[int, int], strong: bool) -> None:
+        if start not in seen:
+            seen.add(start)
+            out.append(Block(start, n, why, head, strong))
+
+    for m in reversed(list(STRONG.finditer(text))):
+        add(m.start(), m.group(0), _head(text, m.start()), True)
+    # then, latest first: a weak marker, the last table, the lines after the last table
+    rest: list[tuple[int, str, tuple[int, int], bool]] = []
+    tbl = tables(text)
+    if tbl:
+        s, e = tbl[-1]
+        rest.append((s, "last table", (s, e), True))
+        if text[e:].strip():
+            after = e + (len(text[e:]) - len(text[e:].lstrip()))
+            rest.append((after, "after the last table", (after, sentence_end(text, after)),
+                         False))
+    for m in WEAK.finditer(text):
+        rest.append((m.start(), m.group(0), _head(text, m.start()), False))
+    for start, why, head, strong in sorted(rest, key=lambda x: -x[0]):
+        add(start, why, head, strong)
+    add(0, "whole answer", (0, n), False)
+    return out
+
+
+def heads_after(text: str, block: Block) -> list[tuple[int, int]]:
+    """Statements of markers that come after the block's own head, inside the block."""
+    out = []
+    for rx in (STRONG, WEAK):
+        for m in rx.finditer(text, block.head[1]):
+            out.append(_head(text, m.start()))
+    return out
+
+
+def row_of(text: str, pos: int) -> tuple[int, int] | None:
+    """The table row (line) holding `pos`, if `pos` is in a table."""
+    ls = text.rfind("\n", 0, pos) + 1
+    le = text.find("\n", pos)
+    le = len(text) if le < 0 else le
+    return (ls, le) if _TABLE_LINE.match(text[ls:le]) else None
+
+
+def clause_before(text: str, pos: int, floor: int = 0) -> str:
+    """The words before `pos` in its clause: back to a clause mark, a line start or `floor`."""
+    k = pos
+    while k > floor:
+        c = text[k - 1]
+        if c in "，,。；;！？!?\n|" and not (c == "," and k < len(text) and text[k].isdigit()
+                                           and k >= 2 and text[k - 2].isdigit()):
+            break
+        k -= 1
+    return text[k:pos]
+
+
+def sentence_of(text: str, pos: int) -> str:
+    return text[sentence_start(text, pos):sentence_end(text, pos)]
+
+
+def column_header(text: str, pos: int) -> str:
+    """The header cell above `pos` in its table ("2024年" over a column of values)."""
+    row = row_of(text, pos)
+    if row is None:
+        return ""
+    for s, e in tables(text):
+        if s <= row[0] <= e:
+            header = text[s:text.find("\n", s) if "\n" in text[s:e] else e]
+            column = text[row[0]:pos].count("|") - 1
+            cells = header.strip().strip("|").split("|")
+            return cells[column].strip() if 0 <= column < len(cells) else ""
+    return ""

@@ -1,0 +1,85 @@
+"""The T2/T3 reader on the blind-written corpus (tests/data/rubric_corpus/t23, labels decided by
+hand from the written rules; see its README). No wrong decision is allowed; at most 5 % of the
+answers may be left undecided (abstained, for the hybrid or the item's judge).
+
+Run with `-s` to see the confusion table by class."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from assay.core.types import Answer, Item, ScoreStatus
+from assay.evaluators.historical import HistoricalRubric, is_historical
+
+CORPUS = Path(__file__).resolve().parents[2] / "data" / "rubric_corpus" / "t23"
+
+
+def _load(name: str) -> list[dict[str, Any]]:
+    lines = (CORPUS / name).read_text("utf-8").splitlines()
+    return [json.loads(x) for x in lines if x.strip()]
+
+
+def run_corpus() -> list[tuple[dict[str, Any], str]]:
+    """Every case with the reader's outcome: "right", "wrong" or "abstained"."""
+    items = {row["id"]: row for row in _load("items.jsonl")}
+    rubric = HistoricalRubric()
+    out = []
+    for case in _load("cases.jsonl"):
+        row = items[case["item"]]
+        item = Item(row["id"], row)
+        assert is_historical(item), row["id"]
+        s = rubric.check(item, Answer(case["response"]))
+        if s.status == ScoreStatus.ABSTAINED:
+            outcome = "abstained"
+        else:
+            assert s.status == ScoreStatus.SCORED, (case["id"], s.status, s.reason)
+            outcome = "right" if s.value == case["label"] else "wrong"
+        out.append((case, outcome))
+    return out
+
+
+def confusion(results: list[tuple[dict[str, Any], str]]) -> str:
+    counts: Counter[tuple[str, str]] = Counter()
+    for case, outcome in results:
+        counts[(case["class"], outcome)] += 1
+        counts[("all", outcome)] += 1
+    classes = [*sorted({c["class"] for c, _ in results}), "all"]
+    lines = [f"{'class':<26}{'right':>7}{'wrong':>7}{'abstained':>11}"]
+    for c in classes:
+        lines.append(f"{c:<26}{counts[(c, 'right')]:>7}{counts[(c, 'wrong')]:>7}"
+                     f"{counts[(c, 'abstained')]:>11}")
+    return "\n".join(lines)
+
+
+def test_corpus_no_wrong_decision_and_few_abstentions() -> None:
+    results = run_corpus()
+    print("\n" + confusion(results))
+    wrong = [(c["id"], c["label"], c["reason"]) for c, o in results if o == "wrong"]
+    abstained = [c["id"] for c, o in results if o == "abstained"]
+    assert len(results) >= 270
+    assert wrong == []
+    assert len(abstained) <= 0.05 * len(results), abstained
+
+
+def test_sample_answers_held_out() -> None:
+    """The corpus's sample.json: 79 further answers, none of them in cases.jsonl (the corpus
+    README says so), with their expected scores. Not used while writing the reader's rules
+    except once: its first run found one wrong decision (an em dash read as a minus sign)."""
+    rows = json.loads((CORPUS / "sample.json").read_text("utf-8"))
+    rubric = HistoricalRubric()
+    outcomes: Counter[str] = Counter()
+    wrong = []
+    for row in rows:
+        s = rubric.check(Item(row["prompt_id"], row), Answer(row["response"]))
+        if s.status == ScoreStatus.ABSTAINED:
+            outcomes["abstained"] += 1
+        elif s.value == row["expected_score"]:
+            outcomes["right"] += 1
+        else:
+            wrong.append(row["prompt_id"])
+    assert len(rows) == 79
+    assert wrong == []
+    assert outcomes["abstained"] <= 0.05 * len(rows)

@@ -1,0 +1,454 @@
+"""The T2/T3 rules as the items' judge prompts write them, one tolerance form at a time, in
+Chinese and English. Each case: the reference (with its note), the question, an answer, and
+what the rules say: 1, 0 or abstain (the reader cannot bind a key point with confidence)."""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import ABSTAIN, decide
+
+# ---------------------------------------------------------------- rounding, two decimals
+Q_POLY = "截至2024 年12月31日，保利发展经营活动现金流净额预计多少亿元？（数值保留2位小数）"
+R_POLY = "62.57亿元，答案允许四舍五入的误差"
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ("保利发展2024年经营活动现金流净额为62.57亿元。", 1),
+    # the release's judge accepted this; the question asks for two decimals
+    ("截至2024年12月31日，保利发展经营活动现金流净额为63亿元人民币。", 0),
+    ("经营活动现金流净额为62.5712亿元", 1),  # more precise, rounds to 62.57
+    ("经营活动现金流净额为62.566亿元", 1),
+    ("经营活动现金流净额为62.564亿元", 0),
+    ("经营活动现金流净额约为62.6亿元", 0),  # coarser than asked
+    ("经营活动现金流净额为6,257,000,000元", 1),  # another scale, same value
+    ("经营活动现金流净额为6257.00百万元", 1),
+    ("62.57", 1),  # a missing unit is accepted
+    ("经营活动现金流净额为62.57万元", 0),  # a wrong scale is wrong
+    ("经营活动现金流净额为62.57亿美元", 0),  # a wrong currency is wrong
+    ("", 0),
+    ("抱歉，我无法获取保利发展2024年的现金流数据。", 0),
+])
+def test_rounding_to_the_decimals_asked(answer: str, expected: object) -> None:
+    assert decide(R_POLY, answer, Q_POLY) == expected
+
+
+@pytest.mark.parametrize("answer, expected", [
+    # figures in the reasoning do not count; the conclusion does
+    ("根据年报，2023年经营活动现金流净额为58.10亿元，2024年一季度为-12.30亿元。\n"
+     "因此，保利发展2024年经营活动现金流净额为62.57亿元。", 1),
+    ("初步检索得到62.57亿元，但核对年报后修正：\n综上，2024年经营活动现金流净额为61.20亿元。", 0),
+    ("保利发展2024年经营活动现金流净额为62.57亿元。2023年为58.10亿元，同比增长7.7%。", 1),
+    ("最终答案：62.57亿元（约63亿元）。", 1),  # a rounded restatement of the precise value
+    ("综上，保利发展经营活动现金流净额为62.57亿元，约合8.63亿美元。", 1),  # a conversion
+    ("保利发展2024年经营活动现金流净额为62.57亿元，投资活动现金流净额为-30.50亿元。", 1),
+    ("保利发展2024年经营活动现金流净额为63亿元。公司2024年营业收入3117亿元，归母净利润50亿元。", 0),
+])
+def test_the_final_statement_counts(answer: str, expected: object) -> None:
+    assert decide(R_POLY, answer, Q_POLY) == expected
+
+
+# ---------------------------------------------------------------- a range with rounding
+Q_DEBT = "2024年年末，中国一共有多少亿美元外债？（数值保留1位小数）"
+R_DEBT = "答案在24198亿美元到24200亿美元即可，答案允许四舍五入的误差。"
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ("因此，2024年年末，中国一共有24198.0亿美元外债。", 1),
+    ("24199.3亿美元", 1),
+    ("2.4199万亿美元", 1),  # 万亿 = 10000亿
+    ("24200亿美元", 1),
+    ("24197.96亿美元", 1),  # rounds into the range at the precision of its ends
+    ("24210.0亿美元", 0),
+    ("24198.0亿元", 0),  # yuan, not dollars
+    ("24200.4亿美元", ABSTAIN),  # in the range at whole 亿, outside at the asked 0.1
+])
+def test_range(answer: str, expected: object) -> None:
+    assert decide(R_DEBT, answer, Q_DEBT) == expected
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ("The yield ended the year at 2.6%.", 1),
+    ("It was 2.45%.", 0),
+    ("0.027", 1),
+])
+def test_range_in_english(answer: str, expected: object) -> None:
+    assert decide("Between 2.5% and 2.7% is acceptable.", answer) == expected
+
+
+# ------------------------------------------------- percent tolerance on % quantities (pp)
+Q_B027 = ("2024年全年，在沪深300、科创50和中证500三个指数中，年涨幅最高的指数是哪个，涨幅多大？"
+          "年最高价相比年最低价上涨的振幅最高的指数是哪个，比例是多少？保留2位小数（请给出xx.xx%的形式）")
+R_B027 = "年涨跌幅最高：科创50 16.07%；\n年波动率最高：科创50 70.62%；\n评分要点：学生答案数字允许0.01%的误差"
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ("2024年涨幅最高的是科创50，涨幅16.07%；振幅最高的也是科创50，振幅为70.62%。", 1),
+    ("涨幅最高：科创50，16.08%；振幅最高：科创50，70.61%。", 1),  # within 0.01 points
+    ("涨幅最高：科创50，16.09%；振幅最高：科创50，70.62%。", 0),
+    ("涨幅最高：科创50，涨幅0.1607；振幅最高：科创50，比例0.7062。", 1),  # decimals = percents
+    ("科创50全年上涨16.07%，为三者最高。振幅数据暂无法获取。", 0),  # a key point missing
+    ("涨幅最高的是沪深300，涨幅14.68%；振幅最高的是科创50，振幅70.62%。", 0),
+])
+def test_percent_tolerance_is_points_on_a_percent(answer: str, expected: object) -> None:
+    assert decide(R_B027, answer, Q_B027) == expected
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ("188,000 TJ", 1),  # |188000 − 188864| = 864 ≤ 1% of 188864
+    ("186,900 TJ", 0),
+    ("188.9 PJ", 1),
+])
+def test_percent_tolerance_is_relative_on_other_quantities(answer: str, expected: object
+                                                           ) -> None:
+    assert decide("188864.0 TJ, an error within 1% is allowed", answer) == expected
+
+
+# ------------------------------------------------------------- absolute, keyed by month
+Q_HKD = ("2024 年每月中国人民银行授权中国外汇交易中心公布的港币兑人民币汇率中间价的算数平均值是多少？"
+         "要求列表格按月度顺序从前到后展示结果。要求以1港币为基准，保留5位小数。")
+R_HKD = ("1月：0.90911，2月：0.90836，3月：0.90733，4月：0.90674，5月：0.90976，6月：0.91118，"
+         "7月：0.91321，8月：0.91521，9月：0.90854，10月：0.91442，11月：0.92206，12月：0.92474.\n"
+         "评分要点：学生答案要和标准答案一致，允许有0.0001的误差")
+HKD = ["0.90911", "0.90836", "0.90733", "0.90674", "0.90976", "0.91118", "0.91321", "0.91521",
+       "0.90854", "0.91442", "0.92206", "0.92474"]
+
+
+def table(values: list[str], first: int = 1) -> str:
+    rows = "\n".join(f"| 2024年{i + first}月 | {v} |" for i, v in enumerate(values))
+    return "经计算，各月平均值如下：\n\n| 月份 | 平均中间价 |\n|---|---|\n" + rows
+
+
+@pytest.mark.parametrize("values, expected", [
+    (HKD, 1),
+    ([*HKD[:4], "0.90996", *HKD[5:]], 0),  # May off by 0.0002
+    ([*HKD[:4], "0.90981", *HKD[5:]], 1),  # off by 0.00005
+    ([*HKD[:4], "0.90990", *HKD[5:]], 0),  # off by 0.00014
+    ([HKD[1], HKD[0], *HKD[2:]], 0),  # January and February swapped
+    ([v[:-1] for v in HKD], 1),  # four decimals, each within 0.0001
+])
+def test_absolute_tolerance_by_month(values: list[str], expected: int) -> None:
+    assert decide(R_HKD, table(values), Q_HKD) == expected
+
+
+def test_keyed_list_in_prose_and_with_a_month_missing() -> None:
+    prose = "，".join(f"{i + 1}月：{v}" for i, v in enumerate(HKD))
+    assert decide(R_HKD, "结果如下：" + prose + "。", Q_HKD) == 1
+    assert decide(R_HKD, table(HKD[:11]), Q_HKD) == 0
+    english = "; ".join(f"{m}: {v}" for m, v in zip(
+        ["January", "February", "March", "April", "May", "June", "July", "August",
+         "September", "October", "November", "December"], HKD, strict=True))
+    assert decide(R_HKD, english, Q_HKD) == 1
+
+
+def test_a_reasoning_table_then_the_final_table() -> None:
+    draft = table(["0.91000"] * 12).replace("经计算，各月平均值如下：", "初步数据：")
+    final = table(HKD).replace("经计算，各月平均值如下：", "最终结果：")
+    assert decide(R_HKD, draft + "\n\n" + final, Q_HKD) == 1
+    assert decide(R_HKD, final + "\n\n" + draft.replace("初步数据", "更正后的最终数据"), Q_HKD) == 0
+
+
+# ------------------------------------------------------------------------- strict names
+Q_CITY = "2023年胡润百富榜前三名所经营企业的总部所在省的省会城市或直辖市，哪个2022年的GDP最高？"
+R_CITY = "\"上海\" 。评分要点：学生答案必须和标准答案严格一致"
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ("上海", 1),
+    ("通过对比可知，**上海市**在2022年的GDP最高，达到44652.80亿元。", 1),
+    ("北京", 0),
+    ("上海2022年GDP为44652.80亿元，杭州为18753亿元，深圳为32387.68亿元。\n因此，答案是深圳。", 0),
+    ("可能是上海或者深圳。", 0),  # two answers where one is asked for
+    ("上海和广州的GDP都很高，答案是上海和广州。", 0),
+    ("结论：深圳。", 0),
+    ("Shanghai", 1),
+])
+def test_strict_name(answer: str, expected: object) -> None:
+    assert decide(R_CITY, answer, Q_CITY) == expected
+
+
+# ---------------------------------------------------- a name and numbers, in English
+Q_TSLA = ("What was the Nasdaq stock with the highest trading value for the week of May 19-23, "
+          "2025, and what were its weekly trading value (in billions of USD, to 2 decimal "
+          "places) and weekly turnover rate (to 2 decimal places)?")
+R_TSLA = ("Tesla\nWeekly trading value: 172.67 billion USD\nWeekly turnover rate: 15.67%\n"
+          "Rounding errors are allowed.")
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ("Tesla (TSLA) had the highest trading value, $172.67 billion, with a weekly turnover "
+     "rate of 15.67%.", 1),
+    ("Tesla: weekly trading value 172.67, turnover rate 15.67", 1),  # units left out
+    ("Tesla had the highest trading value ($172,670 million), turnover 0.1567.", 1),
+    ("Tesla had the highest trading value, $172.7 billion, turnover 15.67%.", 0),
+    ("NVIDIA had the highest trading value, $172.67 billion, turnover 15.67%.", 0),
+    ("Tesla had the highest trading value, $172.67 billion.", 0),  # turnover missing
+    ("I cannot provide information about future market performance.", 0),
+])
+def test_name_and_numbers(answer: str, expected: object) -> None:
+    assert decide(R_TSLA, answer, Q_TSLA) == expected
+
+
+# ---------------------------------------------------------------- signs and directions
+Q_NVDA = ("What is the percentage change (unweighted) on the day with the highest single-day "
+          "trading volume for NVIDIA (NVDA) between January 1, 2025, and March 31, 2025? Please "
+          "provide the result rounded to two decimal places.")
+R_NVDA = "-16.97%\nRounding errors are allowed."
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ("The percentage change that day was -16.97%.", 1),
+    ("On January 27, 2025, NVDA fell 16.97%.", 1),
+    ("The stock posted a decline of 16.97% on that day.", 1),
+    ("The change was -0.1697.", 1),
+    ("−16.97%", 1),  # a typographic minus
+    ("The change was 16.97%.", ABSTAIN),  # the size of the fall, without its sign
+    ("The stock rose 16.97% that day.", 0),
+    ("-16.9%", 0),
+    ("-17%", 0),
+    ("The day with the highest volume was January 27, 2025, when NVDA fell about 17%. "
+     "Precisely, the change was -16.97%.", 1),
+])
+def test_signs(answer: str, expected: object) -> None:
+    assert decide(R_NVDA, answer, Q_NVDA) == expected
+
+
+# ------------------------------------------------------------------ units and scales
+@pytest.mark.parametrize("answer, expected", [
+    ("NVIDIA's total deferred tax assets were $1,408 million.", 1),
+    ("$1.408 billion", 1),
+    ("1408", 1),
+    ("$1,407.6 million", 1),  # rounds to the integer asked for
+    ("$1.41 billion", 0),
+    ("1,408,000,000 dollars", 1),
+    ("The deferred tax assets in fiscal year 2022 were $1,222 million.", 0),
+])
+def test_million_dollars(answer: str, expected: object) -> None:
+    q = ("In the fiscal year 2022, what was NVIDIA's total deferred tax assets? (answer in "
+         "million dollars, rounded to the nearest integer)")
+    assert decide("\"$1408 million, rounding errors are allowed.\"", answer, q) == expected
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ("In 2020, the total coal supply in Israel was 188,864.0 terajoules.", 1),
+    ("188864 TJ", 1),
+    ("188,864.04 TJ", 1),
+    ("188,864.06 TJ", 0),
+    ("In 2020 the total coal supply in Israel was 181,692.0 terajoules, derived from 50.47 "
+     "TWh.", 0),
+])
+def test_terajoules(answer: str, expected: object) -> None:
+    q = ("In 2020, what was the total coal supply in Israel? (answer in terajoules, rounded to "
+         "one decimal place)")
+    assert decide("\"188864.0 TJ, rounding errors are allowed.\"", answer, q) == expected
+
+
+@pytest.mark.parametrize("reference, answer, expected", [
+    ("1.2万亿元", "12000亿元", 1),
+    ("12000亿元", "1.2万亿元", 1),
+    ("25个基点", "下调了0.25个百分点", 0),  # a cut, against a reference without a sign
+    ("25个基点", "0.25个百分点", 1),
+    ("25个基点", "25bp", 1),
+    ("12.45%", "0.1245", 1),
+    ("0.1245", "12.45%", 1),
+    ("12.5元/股", "每股12.5元", 1),
+])
+def test_equivalent_formats(reference: str, answer: str, expected: object) -> None:
+    assert decide(reference, answer) == expected
+
+
+# ------------------------------------------------- strict numbers, and no note at all
+@pytest.mark.parametrize("reference, answer, expected", [
+    ("27.9年\n评分要点：\n学生答案中的数字必须与标准答案中的数字严格一致。", "平均约为27.9年。", 1),
+    ("27.9年\n评分要点：\n学生答案中的数字必须与标准答案中的数字严格一致。",
+     "246 ÷ 9 ≈ 27.3年。因此，平均时间约为27.3年。", 0),
+    ("27.9年\n评分要点：\n学生答案中的数字必须与标准答案中的数字严格一致。", "27.93年", 0),
+    ("27.9 years\nScoring Criteria: The number must be strictly identical.", "27.90 years", 1),
+    ("27.9年", "27.9年", 1),
+    ("27.9年", "27.3年", 0),
+    ("27.9年", "27.93年", ABSTAIN),  # no note: more precise and rounding to it is not ruled
+    ("27.9年", "28年", 0),
+])
+def test_strict_and_plain(reference: str, answer: str, expected: object) -> None:
+    assert decide(reference, answer) == expected
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ("有1家，即Benu。", 1),
+    ("旧金山主营亚洲菜的米其林三星餐厅有一家，是Benu。", 1),
+    ("有2家：Benu和Quince。", 0),
+    ("只有1家，是Atelier Crenn。", 0),
+])
+def test_count_and_name(answer: str, expected: object) -> None:
+    assert decide("1个，Benu", answer, "目前旧金山米其林三星餐厅中主营亚洲菜的餐厅有几个？餐厅的名字是什么？"
+                  ) == expected
+
+
+R_PROV = ("河北省、辽宁省、江苏省、山东省、广东省\n评分要点：\n"
+          "学生答案必须答出标准答案中的所有省，同时不能出现其他省。")
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ("符合条件的省份有：河北省、辽宁省、江苏省、山东省、广东省。", 1),
+    ("包括：河北、辽宁、黑龙江、江苏、福建、山东、广东。", 0),  # two provinces too many
+    ("包括：河北、辽宁、江苏、山东。", 0),  # one missing
+])
+def test_exclusive_list(answer: str, expected: object) -> None:
+    assert decide(R_PROV, answer) == expected
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ("和昆明最接近，两者相差22100-20273=1827平方公里。", 0),  # the number is wrong
+    ("和昆明最接近，相差约740平方公里。", ABSTAIN),  # "和昆明最接近" is prose: not checkable
+])
+def test_prose_in_the_reference(answer: str, expected: object) -> None:
+    assert decide("和昆明最接近，相差约740平方公里", answer) == expected
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ("62.5亿元", 1),
+    ("62.46亿元", 0),
+])
+def test_absolute_tolerance_with_a_unit(answer: str, expected: object) -> None:
+    assert decide("62.57亿元，允许0.1亿元的误差", answer) == expected
+
+
+def test_a_note_it_cannot_read_abstains() -> None:
+    assert decide("62.57亿元，评分要点：答案需说明主要原因且逻辑合理", "62.57亿元") == ABSTAIN
+
+
+# ------------------------------------------------- which of several values is the answer
+@pytest.mark.parametrize("reference, question, answer, expected", [
+    # another month than the one asked about
+    ("答案在32020亿美元到32040亿美元之间即可", "2024年末，中国外汇储备规模是多少亿美元？",
+     "2024年11月末外汇储备为32659亿美元；12月末降至32024亿美元。", 1),
+    # a year written after the value
+    ("188864.0 TJ, rounding errors are allowed.", "In 2020, what was the total coal supply in "
+     "Israel?", "211,302.0 TJ in 2019, dropping to 188,864.0 TJ in 2020.", 1),
+    # the parts of a sum stated beside it
+    ("1286.6万辆，答案允许四舍五入的误差", "2024年中国新能源汽车销量是多少万辆？",
+     "纯电动汽车销量771.9万辆，插电式混合动力汽车销量514.7万辆，合计1286.6万辆。", 1),
+    # a forecast is not the figure
+    ("256 thousand. Rounding errors are allowed.", "How many jobs did US nonfarm payrolls add "
+     "in December 2024?", "Payrolls rose by 256,000, well above the consensus forecast of "
+     "165,000.", 1),
+    # the day asked about
+    ("1.0389. An error of up to 0.0001 is allowed.", "What was the ECB reference rate on "
+     "December 31, 2024?", "On December 30 the rate was 1.0444; on December 31, 2024 it was "
+     "1.0389.", 1),
+    # a conversion into another currency
+    ("NT$2.89 trillion. Rounding errors are allowed.", "What was TSMC's 2024 revenue?",
+     "Revenue rose to NT$2.89 trillion (about US$90.0 billion).", 1),
+    ("NT$2.89 trillion. Rounding errors are allowed.", "What was TSMC's 2024 revenue?",
+     "US$2.89 trillion", 0),
+    # a value in basis points beside rate levels in %
+    ("25个基点（0.25个百分点）", "2024年10月，1年期LPR下调了多少个基点？",
+     "下调了25个基点，由3.35%降至3.10%。", 1),
+])
+def test_which_value_is_the_answer(reference: str, question: str, answer: str,
+                                   expected: int) -> None:
+    assert decide(reference, answer, question) == expected
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ("工商银行48.82万亿元，建设银行40.57万亿元，农业银行43.24万亿元，中国银行35.06万亿元。", 1),
+    ("工商银行48.82万亿元，建设银行43.24万亿元，农业银行40.57万亿元，中国银行35.06万亿元。", 0),  # swapped
+    ("| 银行 | 总资产（万亿元） |\n|---|---|\n| 中国银行 | 35.06 |\n| 农业银行 | 43.24 |\n"
+     "| 建设银行 | 40.57 |\n| 工商银行 | 48.82 |", 1),  # another order, right keys
+])
+def test_list_keyed_by_name(answer: str, expected: int) -> None:
+    ref = ("工商银行：48.82万亿元；建设银行：40.57万亿元；农业银行：43.24万亿元；中国银行：35.06万亿元。"
+           "答案允许四舍五入的误差")
+    q = "截至2024年末，工商银行、建设银行、农业银行、中国银行的总资产分别是多少万亿元？（保留2位小数）"
+    assert decide(ref, answer, q) == expected
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ("2022: -$11.6 billion; 2023: $36.8 billion; 2024: $38.2 billion.", 1),
+    ("In 2022 Amazon had negative free cash flow of $11.6 billion; it recovered to $36.8 "
+     "billion in 2023 and $38.2 billion in 2024.", 1),
+    ("2022: $11.6 billion; 2023: $36.8 billion; 2024: $38.2 billion.", 0),  # an amount's sign
+    ("2022: -$11.6 billion; 2023: $38.2 billion; 2024: $36.8 billion.", 0),  # swapped years
+])
+def test_list_keyed_by_year(answer: str, expected: int) -> None:
+    ref = ("2022: -11.6 billion USD; 2023: 36.8 billion USD; 2024: 38.2 billion USD. Rounding "
+           "errors are allowed.")
+    q = ("What was Amazon's free cash flow in each of 2022, 2023 and 2024? (billions of USD, "
+         "one decimal place)")
+    assert decide(ref, answer, q) == expected
+
+
+@pytest.mark.parametrize("reference, answer, expected", [
+    ("0.95%，答案允许四舍五入的误差", "不良贷款率为9.5‰。", 1),  # per mille
+    ("0.95%，答案允许四舍五入的误差", "不良贷款率为0.95‰。", 0),
+    ("1286.6万辆，答案允许四舍五入的误差", "销量为1286.6辆。", 0),  # a unit without its 万
+    ("7.1884。评分要点：学生答案要和标准答案一致，允许有0.0001的误差", "1美元对人民币7.1884元。", 1),
+    ("1, Taiwan Semiconductor Manufacturing Company (TSMC)", "Just one — TSMC.", 1),
+    ("1, Taiwan Semiconductor Manufacturing Company (TSMC)", "1", 0),  # the company missing
+    ("Tesla\nWeekly trading value: 172.67 billion USD\nRounding errors are allowed.",
+     "Tesla — $0.17267 trillion traded.", 1),  # an em dash is not a minus sign
+])
+def test_units_written_other_ways(reference: str, answer: str, expected: int) -> None:
+    assert decide(reference, answer) == expected
+
+
+def test_half_a_point_cut_when_asked_about_the_cut() -> None:
+    q = "By how many basis points did the Fed cut rates on September 18, 2024?"
+    assert decide("50 basis points (0.50 percentage points).", "It cut by half a percentage "
+                  "point.", q) == 1
+
+
+R_SET = ("中国神华、长江电力、工商银行、农业银行\n"
+         "评分要点：学生答案必须答出标准答案中的所有公司，同时不能出现其他公司。")
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ("农业银行（+52.1%）、工商银行（+50.8%）、长江电力（+51.3%）、中国神华（+50.2%）。", 1),
+    ("中国神华、长江电力、工商银行、农业银行、中国石油。", 0),
+    ("| 公司 | 涨幅 |\n|---|---|\n| 中国神华 | 50.2% |\n| 长江电力 | 51.3% |\n| 工商银行 | 50.8% |\n"
+     "| 农业银行 | 52.1% |", 1),
+])
+def test_a_list_with_no_others(answer: str, expected: int) -> None:
+    assert decide(R_SET, answer) == expected
+
+
+R_MIDEA = "\"美的集团\"。评分要点：学生答案必须和标准答案严格一致"
+R_APPLE = "Apple. The student's answer must match the reference answer exactly."
+R_BUFFETT = "Warren Buffett. The student's answer must match the reference answer exactly."
+R_CMB = "\"招商银行\"。评分要点：学生答案必须和标准答案严格一致"
+
+
+@pytest.mark.parametrize("reference, answer, expected", [
+    (R_MIDEA, "美的集团于2024年9月在港股上市，募资约310亿港元。\n结论：地平线机器人。", 0),
+    (R_MIDEA, "美的集团或顺丰控股，两者都是2024年港股的大型IPO。", 0),
+    (R_APPLE, "Either Apple or NVIDIA, depending on the data source.", 0),
+    (R_APPLE, "Top weights: Apple 7.6%, NVIDIA 6.6%.\n\n**Final answer:** Apple", 1),
+    (R_BUFFETT, "Greg Abel is the designated successor, but at the end of 2024 the CEO was "
+     "still Warren Buffett.", 1),
+    (R_CMB, "中国银行", 0),  # shares only the word 银行 with 招商银行
+])
+def test_names_in_conclusions(reference: str, answer: str, expected: int) -> None:
+    assert decide(reference, answer) == expected
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ("答案：62.57亿元。\n\n注：2023年该指标为58.10亿元，2022年为45.38亿元。", 1),
+    ("| 指标 | 2024年 | 2023年 |\n|---|---|---|\n| 经营活动现金流净额（亿元） | 62.57 | 58.10 |", 1),
+    ("| 指标 | 2023年 | 2024年 |\n|---|---|---|\n| 经营活动现金流净额（亿元） | 62.57 | 58.10 |", 0),
+    ("经营活动现金流净额：0.6257百亿元", 1),
+    ("我无法确认，但可能是62.57亿元。", ABSTAIN),  # a guess under a refusal: the rules do not say
+    ("保利发展2024年经营活动现金流净额为62.57亿元？不对，应为61.57亿元。", ABSTAIN),
+])
+def test_more_final_statements(answer: str, expected: object) -> None:
+    assert decide(R_POLY, answer, Q_POLY) == expected
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ("工行为13.10%，建行为13.48%，工行低0.38个百分点。", 1),
+    ("工行为13.10%，建行为13.48%，差0.4个百分点。", 0),
+    # a difference is not a sum: 13.48 = 13.10 + 0.38 does not make 13.48 the answer
+    ("工行为13.10%，建行为13.48%，工行低0.38%。", ABSTAIN),
+])
+def test_a_difference_in_points(answer: str, expected: object) -> None:
+    assert decide("0.38个百分点，答案允许四舍五入的误差", answer,
+                  "2024年末，工商银行核心一级资本充足率比建设银行低多少个百分点？（保留2位小数）") == expected

@@ -102,8 +102,9 @@ def test_usage_and_data_errors_are_one_line_with_exit_codes(tmp_path: Path) -> N
     assert "no item has a 'response' field" in r.stderr
 
     nogt = tmp_path / "g.jsonl"
-    nogt.write_text('{"prompt": "p", "response_reference": "r", "response": "x"}\n',
-                    encoding="utf-8")
+    # a T1 item (required point and precision rule) needs its ground truth; none has it
+    nogt.write_text('{"prompt": "p", "response_reference": "必答点：最新价\\n精度要求：仅允许四舍五入误差", '
+                    '"response": "x"}\n', encoding="utf-8")
     r = assay("score", str(nogt), cwd=tmp_path)
     assert r.returncode == 3
     assert "g.jsonl:1: field 'ground_truth': missing required field" in r.stderr

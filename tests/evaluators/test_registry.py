@@ -17,6 +17,7 @@ from assay.core.types import Answer, Item, Score, ScoreStatus
 from assay.evaluators.build import EvaluatorFactory
 from assay.evaluators.judge.templates import template_paths
 from assay.evaluators.registry import EVALUATORS
+from assay.evaluators.finance import FinanceRubricEvaluator
 from assay.evaluators.rubric.evaluator import FinanceRubric
 from assay.models.config import ModelConfig, save_models
 from assay.store.db import open_engine
@@ -61,7 +62,9 @@ def test_every_builtin_is_registered() -> None:
 
 def test_listed_reads_are_what_the_rubric_reads() -> None:
     listed = {e["name"]: e for e in EVALUATORS.describe()}
-    assert tuple(listed["finance-rubric"]["reads"]) == FinanceRubric().requires
+    # every item: prompt and reference; a T1 item also its ground truth
+    rubric = FinanceRubricEvaluator()
+    assert tuple(listed["finance-rubric"]["reads"]) == (*rubric.requires, "ground_truth (T1)")
     assert tuple(listed["finance-hybrid"]["reads"]) == FinanceRubric().requires
 
 
@@ -137,7 +140,7 @@ def test_a_project_template_may_not_take_a_registered_name(tmp_path: Path,
     with pytest.raises(ConfigError) as err:
         EVALUATORS.names()
     assert str(err.value) == ("evaluator 'finance-rubric' is defined twice: "
-                              "assay.evaluators.rubric.evaluator:FinanceRubric and "
+                              "assay.evaluators.finance:FinanceRubricEvaluator and "
                               "evaluators/x.md")
 
 

@@ -22,6 +22,9 @@ class Evaluator(Protocol):
     requires: tuple[str, ...]  # item fields it reads; checked once at load, not per item
     # Same inputs → same score: replay expects every stored score to reproduce.
     deterministic: bool
+    # It reads the ground truth: when the run could not capture it, its result is an error
+    # saying so, not a judgment against nothing.
+    uses_truth: bool
 
     @property
     def version(self) -> str: ...
@@ -30,6 +33,10 @@ class Evaluator(Protocol):
     def concurrency(self) -> int:
         """Requests this evaluator can have in flight (a judge: its endpoint's limit); 1 for
         code, which never waits."""
+
+    def lacking(self, item: Item) -> list[str]:
+        """The fields this item lacks for this evaluator (`requires`, and any the item's own
+        kind needs: a T1 item its ground truth)."""
 
     def prompts(self, item: Item, answer: Answer) -> list[dict[str, str]] | None:
         """The messages this evaluator would send for the item, or None when it sends none.
@@ -49,6 +56,7 @@ class CodeEvaluator:
     name: str = ""
     requires: tuple[str, ...] = ()
     deterministic = True
+    uses_truth = False
     concurrency = 1
 
     @property
@@ -57,6 +65,9 @@ class CodeEvaluator:
 
     def check(self, item: Item, answer: Answer, truth: TruthSnapshot | None = None) -> Score:
         raise NotImplementedError
+
+    def lacking(self, item: Item) -> list[str]:
+        return missing_fields(self.requires, item)
 
     def prompts(self, item: Item, answer: Answer) -> list[dict[str, str]] | None:
         return None
@@ -67,3 +78,7 @@ class CodeEvaluator:
 
     async def close(self) -> None:
         return None
+
+
+def missing_fields(names: tuple[str, ...], item: Item) -> list[str]:
+    return [n for n in names if n not in item.fields]

@@ -12,6 +12,7 @@ from typing import Any
 
 from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
 
+from .base import missing_fields
 from .judge.evaluator import ask, request_steps
 from .judge.parse import json_objects
 from .rubric import fields as F
@@ -38,6 +39,7 @@ Answer:
 class FinanceHybrid:
     version = "hybrid-1"
     deterministic = False
+    uses_truth = True
 
     def __init__(self, client: Any, cache: Any = None) -> None:
         self.client = client
@@ -49,6 +51,9 @@ class FinanceHybrid:
     @property
     def concurrency(self) -> int:
         return int(self.client.cfg.max_concurrency)
+
+    def lacking(self, item: Item) -> list[str]:
+        return missing_fields(self.requires, item)
 
     def prompts(self, item: Item, answer: Answer) -> list[dict[str, str]] | None:
         return None  # its prompt is built from the rubric's reading; it always fills

@@ -16,9 +16,11 @@ from .judges import MAPPING, MODEL, template_entries
 EVALUATORS: Registry[Any] = Registry("evaluators", noun="evaluator", context=True)
 
 EVALUATORS.register(
-    "finance-rubric", "assay.evaluators.rubric.evaluator:FinanceRubric", kind="code",
-    context=False, args=(), summary="the executable finance rubric (T1 rules in code)",
-    meta={"score": "0, 1 or null", "reads": ["prompt", "response_reference", "ground_truth"]})
+    "finance-rubric", "assay.evaluators.finance:FinanceRubricEvaluator", kind="code",
+    context=False, args=(), summary="the executable finance rubric: T1 precision rules against "
+    "the ground truth, T2/T3 reference answers and their grading notes, in code",
+    meta={"score": "0, 1, null or abstained",
+          "reads": ["prompt", "response_reference", "ground_truth (T1)"]})
 EVALUATORS.register(
     "item-judge", "assay.evaluators.judges:item_judge", kind="judge", args=(MODEL, MAPPING),
     summary="each item's own judge prompts, FinSearchComp style",

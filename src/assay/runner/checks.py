@@ -20,15 +20,15 @@ def check_evaluators(evaluators: Sequence[Evaluator], items: Sequence[Item], pat
     if twice:
         raise ConfigError(f"evaluator given more than once: {', '.join(twice)}")
     for ev in evaluators:
-        for name in ev.requires:
+        lacking = [set(ev.lacking(it)) for it in items]
+        for name in sorted(set.intersection(*lacking) if lacking else set()):
             if truth_captured and name == "ground_truth":
                 continue  # captured for each sample while the run goes
             # Absent from every item is a mapping mistake: stop with one line. Absent from
-            # some (a mixed T1/T2 file) is per item: those items get status `error` saying why.
-            if items and all(name not in it.fields for it in items):
-                raise DataError(f"missing required field (needed by {ev.name}; map a column "
-                                f"with --field {name}=COLUMN)", path=path,
-                                line=items[0].line, field=name)
+            # some (a mixed file) is per item: those items get status `error` saying why.
+            raise DataError(f"missing required field (needed by {ev.name}; map a column "
+                            f"with --field {name}=COLUMN)", path=path,
+                            line=items[0].line, field=name)
 
 
 def check_answers(targets: Sequence[Target], items: Sequence[Item], path: str) -> None:
@@ -61,7 +61,7 @@ def check_fillable(targets: Sequence[Target], evaluators: Sequence[Evaluator],
         if ev.deterministic:
             continue  # code evaluators send no prompt
         for item in items:
-            if all(n in item.fields for n in ev.requires):
+            if not ev.lacking(item):
                 try:
                     ev.prompts(item, placeholder)
                 except ConfigError as exc:

@@ -15,15 +15,16 @@ from .trace import Trace
 
 
 def precheck(ev: Evaluator, item: Item, answer: Answer | None,
-             truth_failure: str | None = None) -> Score | None:
+             truth: TruthSnapshot | None = None, truth_failure: str | None = None
+             ) -> Score | None:
     """A score decided before the evaluator runs: nothing to judge, or not judgeable."""
     if answer is None:
         return Score.error("no answer for this item", ev.name, ev.version)
     if answer.error is not None:
         return Score.error(f"no answer: {answer.error}", ev.name, ev.version)
-    if truth_failure is not None and "ground_truth" in ev.requires:
+    if truth_failure is not None and ev.uses_truth:
         return Score.error(f"ground truth unavailable: {truth_failure}", ev.name, ev.version)
-    lacking = [name for name in ev.requires if name not in item.fields]
+    lacking = [n for n in ev.lacking(item) if not (truth is not None and n == "ground_truth")]
     if lacking:
         return Score.error(f"item has no field {', '.join(repr(n) for n in lacking)} "
                            f"(line {item.line})", ev.name, ev.version)
@@ -33,7 +34,7 @@ def precheck(ev: Evaluator, item: Item, answer: Answer | None,
 async def evaluate(ev: Evaluator, item: Item, answer: Answer | None,
                    truth: TruthSnapshot | None = None,
                    truth_failure: str | None = None) -> Score:
-    early = precheck(ev, item, answer, truth_failure)
+    early = precheck(ev, item, answer, truth, truth_failure)
     if early is not None:
         return early
     assert answer is not None  # precheck answered for a missing answer

@@ -12,6 +12,7 @@ from assay.core.types import Answer, Item, Score, ScoreStatus, Step, TruthSnapsh
 from assay.models.cache import ResponseCache, cache_key
 from assay.models.client import Completion, ModelClient
 
+from ..base import missing_fields
 from .messages import ANSWER_NAMES, build_messages
 from .parse import parse_reply
 from .templates import Template, item_template
@@ -84,6 +85,11 @@ class JudgeEvaluator:
     def concurrency(self) -> int:
         return int(self.client.cfg.max_concurrency)
 
+    @property
+    def uses_truth(self) -> bool:
+        # an item's own judge prompt (FinSearchComp) renders the ground truth of T1 items
+        return self.template is None or "ground_truth" in self.requires
+
     async def close(self) -> None:
         return None  # the client is shared and closed by whoever built it
 
@@ -97,6 +103,9 @@ class JudgeEvaluator:
         """Raises ConfigError when the item cannot fill the template (checked before calls)."""
         return build_messages(self.template_for(item), item.fields, answer.text or "",
                               self.mapping, where=f"item {item.id} (line {item.line})")
+
+    def lacking(self, item: Item) -> list[str]:
+        return missing_fields(self.requires, item)
 
     def prompts(self, item: Item, answer: Answer) -> list[dict[str, str]]:
         return self.messages(item, answer)

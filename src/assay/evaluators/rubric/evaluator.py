@@ -74,6 +74,7 @@ class FinanceRubric(CodeEvaluator):
 
     name = NAME
     requires: tuple[str, ...] = ("prompt", "response_reference", "ground_truth")
+    uses_truth = True
 
     @property
     def version(self) -> str:

@@ -1,0 +1,53 @@
+"""`finance-rubric`: one evaluator for the whole FinSearchComp benchmark. T1 items (live
+quotes) go to the executable T1 rules, judged against the ground truth of the moment of the
+answer; T2/T3 items (historical lookups) go to the reader of their reference answer and its
+grading note. Both decide 1 or 0 in code, say null or error when they cannot judge, and
+abstain with their candidates rather than guess."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import cache
+
+from assay.core.types import Answer, Item, Score, TruthSnapshot
+
+from .base import CodeEvaluator, missing_fields
+from .historical.evaluator import HistoricalRubric, is_historical
+from .historical.evaluator import version as historical_version
+from .rubric.evaluator import NAME, FinanceRubric
+from .rubric.evaluator import version as t1_version
+
+
+@cache
+def version() -> str:
+    """Both readers' source hashes: a stored score names the exact code that produced it."""
+    return f"{t1_version()}+{historical_version()}"
+
+
+class FinanceRubricEvaluator(CodeEvaluator):
+    name = NAME
+    # every item needs these; a T1 item also needs its ground truth (checked per item, so
+    # a file mixing T1 and T2/T3 items is judged whole)
+    requires: tuple[str, ...] = ("prompt", "response_reference")
+    uses_truth = True
+
+    def __init__(self) -> None:
+        self.t1 = FinanceRubric()
+        self.historical = HistoricalRubric()
+
+    @property
+    def version(self) -> str:
+        return version()
+
+    def lacking(self, item: Item) -> list[str]:
+        missing = missing_fields(self.requires, item)
+        if "ground_truth" not in item.fields and not is_historical(item):
+            missing.append("ground_truth")
+        return missing
+
+    def check(self, item: Item, answer: Answer, truth: TruthSnapshot | None = None) -> Score:
+        if truth is None and "ground_truth" not in item.fields:
+            score = self.historical.check(item, answer)
+        else:
+            score = self.t1.check(item, answer, truth)
+        return replace(score, evaluator_version=self.version)

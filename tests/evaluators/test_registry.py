@@ -15,9 +15,9 @@ from assay.core.errors import ConfigError
 from assay.core.registry import built_from
 from assay.core.types import Answer, Item, Score, ScoreStatus
 from assay.evaluators.build import EvaluatorFactory
+from assay.evaluators.finance import FinanceRubricEvaluator
 from assay.evaluators.judge.templates import template_paths
 from assay.evaluators.registry import EVALUATORS
-from assay.evaluators.finance import FinanceRubricEvaluator
 from assay.evaluators.rubric.evaluator import FinanceRubric
 from assay.models.config import ModelConfig, save_models
 from assay.store.db import open_engine

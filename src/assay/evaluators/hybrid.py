@@ -14,10 +14,10 @@ from assay.core.types import Answer, Item, Score, ScoreStatus
 
 from .judge.evaluator import ask
 from .judge.parse import json_objects
-from .rubric import fields as F
-from .rubric.binding import Bound
+from .rubric import words as F
 from .rubric.evaluator import FinanceRubric
 from .rubric.numbers import Mention, normalise, read_numbers
+from .rubric.reader import Bound
 
 SYSTEM = """You extract numbers from an answer to a financial question. You do not judge.
 For each field listed, copy every value the answer states for that field, as it is written
@@ -52,7 +52,12 @@ class FinanceHybrid:
         prepared = self.rubric.prepare(item, answer)
         if isinstance(prepared, Score):  # the rules decide without reading values
             return self._named(prepared, {})
-        criteria, _, _ = prepared
+        # Only where the code abstains (two readings that decide differently) is a model
+        # asked to read the answer: a run pays for an LLM call only there.
+        decided = self.rubric.check(item, answer, None)
+        if decided.status != ScoreStatus.ABSTAINED:
+            return self._named(decided, {})
+        criteria = prepared.criteria
         text = (answer.text or "").strip()
         listing = "\n".join(f"{f}: {F.NAMES_EN[f]} / {F.NAMES_ZH[f]}" for f in criteria.required)
         messages = [{"role": "system", "content": SYSTEM},

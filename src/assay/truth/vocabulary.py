@@ -283,6 +283,10 @@ def code_core(code: str) -> str:
     m = re.match(r"^\d{3}\.([A-Z][A-Z0-9_-]*)", c)  # East Money's US prefix "105."
     if m:
         c = m.group(1)
+    # a share class is part of the code: BRK.B, BRK-B, BRK_B, BRK/B → BRK_B
+    cls = re.match(r"^([A-Z]{1,5})[._/-]([A-C])(?:\.[A-Z]{1,2})?$", c)
+    if cls:
+        return f"{cls.group(1)}_{cls.group(2)}"
     head = re.split(r"[.\s]", c, maxsplit=1)[0] if not c.startswith(".") else c
     head = head.replace("/", "").replace("-", "")
     return head.lstrip("0") or head if head.isdigit() else head

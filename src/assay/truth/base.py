@@ -12,7 +12,9 @@ from typing import Any, Protocol
 from assay.core.errors import ConfigError
 from assay.core.types import TruthSnapshot
 
-from .vocabulary import FIELDS  # noqa: F401  (normalised names, in display order)
+from .vocabulary import FIELDS
+
+__all__ = ["FIELDS", "Provider", "clean", "failed", "now", "numeric", "require"]
 
 
 class Provider(Protocol):

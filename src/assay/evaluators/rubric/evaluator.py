@@ -47,12 +47,16 @@ def _lang(item: Item) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Prepared:
-    """What reading and deciding need, once the rules have not already decided."""
+    """What reading and deciding need, once the rules have not already decided; built once
+    per item (the criteria, the truth's values, the instrument's names)."""
 
     criteria: Criteria
     truth: Truth
     ident: Identity
     lang: str
+    want: Want
+    alias: dict[str, str]
+    evidence: dict[str, Any]  # the part of every score's evidence that does not vary
 
 
 def _latest_only(values: list[Bound]) -> tuple[list[Bound], list[Bound]]:
@@ -95,6 +99,63 @@ def _identity(item: Item, criteria: Criteria, snap: TruthSnapshot) -> Identity:
                     code, tag_text)
 
 
+_PREPARED: dict[tuple[Any, ...], Score | Prepared] = {}
+
+
+def _prepare(item: Item, truth: TruthSnapshot | None) -> Score | Prepared:
+    lang = _lang(item)
+    zh = lang == "zh"
+    snap = truth if truth is not None else snapshot_of_item(item.fields)
+    tv = view(snap)
+    if snap.status == "error":
+        return Score.error(str(snap.message or "the ground truth cannot be read"), NAME,
+                           version(), evidence={"truth": tv.evidence()})
+    if not tv.values:
+        msg = ("真实实时信息中没有数字，无法评分（null）。" if zh else
+               "The ground truth holds no number: not scored (null).")
+        return Score.null(msg, NAME, version(), evidence={"truth": tv.evidence()})
+    try:
+        criteria = parse_criteria(str(item.get("response_reference") or ""))
+    except RubricError as exc:
+        return Score.error(str(exc), NAME, version(), evidence={"truth": tv.evidence()})
+    evidence: dict[str, Any] = {
+        "required": list(criteria.required),
+        "rule": {"kind": criteria.rule.kind, "text": criteria.rule.text},
+        "truth": tv.evidence(),
+    }
+    if criteria.rule.amount is not None:
+        evidence["rule"]["amount"] = plain(criteria.rule.amount) + (
+            "%" if criteria.rule.amount_is_percent else "")
+    lacking = [f for f in criteria.required if truth_for(f, tv, criteria.session) is None]
+    if lacking:
+        names = _names(lacking, lang)
+        return Score.null(f"真实实时信息中没有{names}的数字，无法评分（null）。" if zh else
+                          f"The ground truth has no value for {names}: not scored (null).",
+                          NAME, version(), evidence=evidence)
+    rule = criteria.rule
+    percent_last = criteria.percent_point or F.LAST in tv.percent_fields
+    if rule.amount_is_percent:
+        off = [f for f in criteria.required if f not in tv.percent_fields
+               and not (f == F.LAST and percent_last)]
+        if off:
+            return Score.error(
+                f"a tolerance in % («{rule.text}») is percentage points, which does not apply "
+                f"to {_names(off, 'en')}", NAME, version(), evidence=evidence)
+    ident = _identity(item, criteria, snap)
+    alias = dict(criteria.aliases)
+    # a dated close answers the previous close when that is asked for, else the close
+    alias[F.DATED_CLOSE] = F.PREV_CLOSE if F.PREV_CLOSE in criteria.required else F.LAST
+    if ident.per != "g" and F.AM_FIX not in tv.values and F.PM_FIX not in tv.values and \
+            not criteria.session:
+        # no benchmark here: "午盘收报…" is a price said in a session, not a fix
+        alias[F.AM_FIX] = alias[F.PM_FIX] = F.LAST
+    if tv.values.get(F.LAST) is not None and tv.values[F.LAST].key.startswith("("):
+        alias.setdefault(F.BID, F.LAST)  # the truth's latest is the middle of bid and ask
+        alias.setdefault(F.ASK, F.LAST)
+    return Prepared(criteria, tv, ident, lang, Want(criteria.required, percent_last), alias,
+                    evidence)
+
+
 class FinanceRubric:
     """The executable T1 rubric. Stateless: one instance serves every item of every run."""
 
@@ -118,28 +179,28 @@ class FinanceRubric:
 
     def prepare(self, item: Item, answer: Answer, truth: TruthSnapshot | None = None
                 ) -> Score | Prepared:
-        """The steps before reading values: a final Score (empty answer, no truth, bad rubric),
-        or what reading and deciding need."""
-        lang = _lang(item)
-        zh = lang == "zh"
+        """The steps before reading values: a final Score (empty answer, no truth, bad rubric,
+        a required field the truth lacks), or what reading and deciding need."""
         text = (answer.text or "").strip()
         if not text:
+            zh = _lang(item) == "zh"
             return self._score(0, "回复为空，按规则得0分。" if zh else
                                "The answer is empty: score 0.", {"rule": "empty answer"})
-        snap = truth if truth is not None else snapshot_of_item(item.fields)
-        tv = view(snap)
-        if snap.status == "error":
-            return Score.error(str(snap.message or "the ground truth cannot be read"), NAME,
-                               version(), evidence={"truth": tv.evidence()})
-        if not tv.values:
-            msg = ("真实实时信息中没有数字，无法评分（null）。" if zh else
-                   "The ground truth holds no number: not scored (null).")
-            return Score.null(msg, NAME, version(), evidence={"truth": tv.evidence()})
-        try:
-            criteria = parse_criteria(str(item.get("response_reference") or ""))
-        except RubricError as exc:
-            return Score.error(str(exc), NAME, version(), evidence={"truth": tv.evidence()})
-        return Prepared(criteria, tv, _identity(item, criteria, snap), lang)
+        if truth is not None:
+            return _prepare(item, truth)
+        f = item.fields
+        raw = f.get("ground_truth")
+        if not isinstance(raw, str):
+            return _prepare(item, None)
+        key = (raw, f.get("prompt"), f.get("response_reference"), f.get("wind_ticker"),
+               f.get("akshare_ticker"), f.get("yfinance_ticker"), f.get("time"),
+               str(f.get("tags")))
+        hit = _PREPARED.get(key)
+        if hit is None:
+            if len(_PREPARED) > 16384:
+                _PREPARED.clear()
+            hit = _PREPARED[key] = _prepare(item, None)
+        return hit
 
     def decide(self, item: Item, answer: Answer, values: list[Bound] | None = None,
                truth: TruthSnapshot | None = None) -> Score:
@@ -153,36 +214,11 @@ class FinanceRubric:
     def _decide(self, text: str, p: Prepared, given: list[Bound] | None) -> Score:
         criteria, truth, lang = p.criteria, p.truth, p.lang
         zh = lang == "zh"
-        evidence: dict[str, Any] = {
-            "required": list(criteria.required),
-            "rule": {"kind": criteria.rule.kind, "text": criteria.rule.text},
-            "truth": truth.evidence(),
-        }
-        if criteria.rule.amount is not None:
-            evidence["rule"]["amount"] = plain(criteria.rule.amount) + (
-                "%" if criteria.rule.amount_is_percent else "")
-        lacking = [f for f in criteria.required if truth_for(f, truth, criteria.session) is None]
-        if lacking:
-            names = _names(lacking, lang)
-            return Score.null(f"真实实时信息中没有{names}的数字，无法评分（null）。" if zh else
-                              f"The ground truth has no value for {names}: not scored (null).",
-                              NAME, version(), evidence=evidence)
-        percent_last = criteria.percent_point or F.LAST in truth.percent_fields
-        if given is not None:
-            bound = given
-        else:
-            bound = read(text, p.ident, Want(criteria.required, percent_last))
-        alias = dict(criteria.aliases)
-        # a dated close answers the previous close when that is asked for, else the close
-        alias[F.DATED_CLOSE] = F.PREV_CLOSE if F.PREV_CLOSE in criteria.required else F.LAST
-        if not p.ident.per == "g" and F.AM_FIX not in truth.values and \
-                F.PM_FIX not in truth.values and not criteria.session:
-            # no benchmark here: "午盘收报…" is a price said in a session, not a fix
-            alias[F.AM_FIX] = alias[F.PM_FIX] = F.LAST
-        if truth.values.get(F.LAST) is not None and truth.values[F.LAST].key.startswith("("):
-            alias.setdefault(F.BID, F.LAST)  # the truth's latest is the middle of bid and ask
-            alias.setdefault(F.ASK, F.LAST)
-        bound = [replace(b, field=alias.get(b.field, b.field)) for b in bound]
+        evidence = dict(p.evidence)
+        percent_last = p.want.percent_last
+        bound = given if given is not None else read(text, p.ident, p.want)
+        alias = p.alias
+        bound = [b if b.field not in alias else replace(b, field=alias[b.field]) for b in bound]
         required = set(criteria.required)
         counted = [b for b in bound if b.field in required and (b.doubt or not b.why)]
         ignored = [b for b in bound if not (b.field in required and (b.doubt or not b.why))]

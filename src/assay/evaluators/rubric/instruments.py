@@ -74,8 +74,9 @@ _LEXICON: Final[dict[str, tuple[str, ...]]] = {
                    "comex gold", "comex gold futures", "gold futures", "gc"),
     "spot_gold": ("伦敦金", "现货黄金", "国际金价", "国际现货黄金", "spot gold", "xau/usd",
                   "xauusd", "london gold", "xau"),
-    "silver": ("白银", "银价", "上海银", "上海白银", "上海银基准价", "现货白银", "伦敦银", "comex白银", "comex银", "沪银", "silver",
-               "spot silver", "comex silver", "xag", "ag(t+d)", "白银t+d"),
+    "silver": ("白银", "银价", "上海银", "上海白银", "上海银基准价", "现货白银", "伦敦银", "comex白银",
+               "comex银", "沪银", "silver", "spot silver", "comex silver", "xag", "ag(t+d)",
+               "白银t+d"),
     "oil": ("原油", "布伦特", "布伦特原油", "wti", "wti原油", "brent", "crude", "crude oil", "油价",
             "oil"),
     "btc": ("比特币", "bitcoin", "btc"),
@@ -168,6 +169,7 @@ for _fam, _forms in _FAMILIES.items():
 _LISTING_OWNER = {w: k for k, ws in _LISTINGS.items() for w in ws}
 _SCAN_RE, _SCAN_OWNER = alternation({
     "lex": tuple(_LEX_WORDS), "listing": tuple(_LISTING_OWNER), "pronoun": _PRONOUNS})
+SCAN_WORDS: Final = dict(_SCAN_OWNER)  # word → lex / listing / pronoun, for the one-pass lexer
 
 # Words that are never an instrument's name, for reading names out of a question.
 _NAME_STOP: Final = frozenset({
@@ -180,7 +182,8 @@ _NAME_STOP: Final = frozenset({
     "quote", "trading", "traded", "please", "tell", "me", "give", "amount", "net", "volume",
     "turnover", "real", "time", "realtime", "real-time", "latest's", "us", "hk", "usd", "cny",
     "hkd", "points", "point", "per", "with", "to", "from", "by", "as", "be", "are", "were",
-    "intraday", "session", "daily", "today's", "yesterday", "yesterday's", "benchmark", "spot", "futures", "fix", "afternoon", "morning", "onshore", "offshore",
+    "intraday", "session", "daily", "today's", "yesterday", "yesterday's", "benchmark", "spot",
+    "futures", "fix", "afternoon", "morning", "onshore", "offshore",
     "central", "parity", "listed", "listing", "class", "adr", "ordinary", "new", "york", "hong",
     "kong", "ended", "end", "recent", "most", "recently", "this", "that", "which", "where",
     "when", "much", "many", "answer", "between", "range", "any", "considered", "correct",
@@ -198,7 +201,10 @@ _CJK_RUN = re.compile(r"[\u4e00-\u9fff]{2,}")
 _EN_WORD = re.compile(r"[a-z][a-z&.'-]*[a-z]|[a-z]")
 _PAREN_CODE = re.compile(r"[(（]\s*([A-Za-z0-9.]{1,12})\s*[)）]")
 _CODE_IN_TEXT = re.compile(r"(?<![A-Za-z0-9.,$])([0368]\d{5}(?:\.(?:SH|SZ|BJ|SS))?|\d{4,5}\.HK|0\d{4}"
-                           r"|[A-Z]{1,5}\.(?:O|N|A|OQ|US))(?![A-Za-z0-9]|[.,]\d)")
+                           r"|[A-Z]{1,5}\.(?:O|N|A|OQ|US))(?![A-Za-z0-9]|[.,]\d)", re.IGNORECASE)
+_LATIN = re.compile(r"[a-z]")
+_CCY_CODES = ("usd", "cny", "cnh", "eur", "jpy", "gbp", "hkd", "aud", "cad", "chf", "sgd", "krw")
+_CODE_SUFFIXES = (".hk", ".sh", ".sz", ".bj", ".ss", ".o", ".n", ".a", ".us")
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,8 +274,7 @@ def _names_of(text: str) -> list[str]:
     cleaned = text
     for stop in sorted(_ZH_STOP, key=len, reverse=True):
         cleaned = cleaned.replace(stop, " ")
-    for run in _CJK_RUN.findall(cleaned):
-        out.append(run)
+    out.extend(_CJK_RUN.findall(cleaned))
     words = [w.strip("'.-") for w in _EN_WORD.findall(text.lower())]
     words = [w.removesuffix("'s").removesuffix("-w") for w in words]
     run: list[str] = []
@@ -380,17 +385,23 @@ _NOT_TICKERS = frozenset({"usd", "hkd", "cny", "rmb", "eur", "gbp", "jpy", "etf"
 _DERIVATIVE = re.compile(r"\s?(?:期货|期指|主力合约|主力|合约|futures?|etf|e-mini|mini|options?|期权)")
 
 
-def scan(low: str, ident: Identity, original: str = "") -> list[Name]:
+def scan(low: str, ident: Identity, original: str = "",
+         hits: list[tuple[int, int, str]] | None = None,
+         digit_runs: list[tuple[int, int]] | None = None) -> list[Name]:
     """Every instrument named in `low` (the lower-cased, normalised answer), in order. Where
     two names overlap the longer wins ("hang seng tech" over "hang seng", "恒生银行" over
     "恒生")."""
     found: list[tuple[int, int, bool | None]] = []
-    for m in _PAIR.finditer(low):
-        found.append((m.start(), m.end(), _pair_id(m.group(1), m.group(2)) in ident.ids
-                      or (ident.kind == "fx" and not any(i.startswith("fx:")
-                                                         for i in ident.ids))))
-    for m in _PAIR_CODE.finditer(low):
-        found.append((m.start(), m.end(), _pair_id(m.group(1), m.group(2)) in ident.ids))
+    # cheap tests first: most answers hold no pair, no code in brackets, no capitals
+    latin = _LATIN.search(low) is not None
+    if "兑" in low or "对" in low or "/" in low or (latin and " to " in low):
+        for m in _PAIR.finditer(low):
+            found.append((m.start(), m.end(), _pair_id(m.group(1), m.group(2)) in ident.ids
+                          or (ident.kind == "fx" and not any(i.startswith("fx:")
+                                                             for i in ident.ids))))
+    if latin and any(c in low for c in _CCY_CODES):
+        for m in _PAIR_CODE.finditer(low):
+            found.append((m.start(), m.end(), _pair_id(m.group(1), m.group(2)) in ident.ids))
     if ident.kind == "fx":
         for nick, pid in _PAIR_NICKNAMES.items():
             k = low.find(nick)
@@ -420,22 +431,23 @@ def scan(low: str, ident: Identity, original: str = "") -> list[Name]:
         for m in _CCY_RE.finditer(low):
             if _CCY_WORD[m.group(0)] not in mine_ccy:
                 found.append((m.start(), m.end(), False))
-    for m in _SCAN_RE.finditer(low):
-        word = m.group(0)
+    if hits is None:
+        hits = [(m.start(), m.end(), m.group(0)) for m in _SCAN_RE.finditer(low)]
+    for start, end, word in hits:
         owner = _SCAN_OWNER[word]
         if owner == "lex":
-            found.append((m.start(), m.end(), bool(set(_LEX_WORDS[word]) & ident.ids)))
+            found.append((start, end, bool(set(_LEX_WORDS[word]) & ident.ids)))
         elif owner == "listing":
             key = _LISTING_OWNER[word]
             if ident.kind != "stock":
                 continue  # "A股三大指数": a market, not a listing of the item
             if key.startswith("class"):
                 if ident.classes:
-                    found.append((m.start(), m.end(), key in ident.classes))
+                    found.append((start, end, key in ident.classes))
             elif ident.listing:
-                found.append((m.start(), m.end(), key == ident.listing))
+                found.append((start, end, key == ident.listing))
         else:
-            found.append((m.start(), m.end(), None))
+            found.append((start, end, None))
     for name in ident.names:
         k = low.find(name)
         while k >= 0:
@@ -455,16 +467,21 @@ def scan(low: str, ident: Identity, original: str = "") -> list[Name]:
                                                                _word_char(low[end]))):
                     found.append((k, end, True))
                 k = low.find(c, end)
-    upper = low.upper()
-    for m in _CODE_IN_TEXT.finditer(upper):
-        found.append((m.start(), m.end(), code_core(m.group(1)) in ident.codes))
-    for m in _PAREN_CODE.finditer(low):
+    if digit_runs is None or (latin and any(x in low for x in _CODE_SUFFIXES)):
+        for m in _CODE_IN_TEXT.finditer(low):
+            found.append((m.start(), m.end(), code_core(m.group(1)) in ident.codes))
+    else:  # the caller found the five- and six-digit runs already
+        for a, _ in digit_runs:
+            run = _CODE_IN_TEXT.match(low, a)
+            if run is not None:
+                found.append((run.start(), run.end(), code_core(run.group(1)) in ident.codes))
+    for m in (_PAREN_CODE.finditer(low) if "(" in low or "（" in low else ()):
         core = code_core(m.group(1))
         if core and core.upper() in ident.codes:
             found.append((m.start(1), m.end(1), True))
         elif re.fullmatch(r"[a-z]{1,5}", m.group(1)) and ident.kind == "stock" and ident.codes:
             found.append((m.start(1), m.end(1), False))  # "(BABA)" beside another name
-    for m in _TICKER.finditer(original):  # "AMD $234.56", "NVDA 181.81": a ticker by its price
+    for m in (_TICKER.finditer(original) if latin else ()):  # "AMD $234.56": a ticker
         word = m.group(1)
         if word.lower() in _NOT_TICKERS or word.lower() in _LEX_WORDS:
             continue
@@ -492,9 +509,9 @@ _COUNTRY_OF = {"中国": "CN", "中债": "CN", "国内": "CN", "china": "CN", "c
                "日本": "JP", "japan": "JP", "德国": "DE", "german": "DE", "bund": "DE",
                "英国": "UK", "uk": "UK", "gilt": "UK"}
 # "美国国债", "中债", "US Treasuries": a country's government bonds, no tenor
-_BOND_COUNTRY_ONLY = re.compile(r"(中国国债|中债国债|中债|美国国债|美债|us treasur(?:y|ies)|u\.s\. treasur(?:y|ies)|"
-                                r"treasur(?:y|ies)|china government bonds?|chinese government bonds?|"
-                                r"cgbs?|usts?)(?![a-z])")
+_BOND_COUNTRY_ONLY = re.compile(r"(中国国债|中债国债|中债|美国国债|美债|us treasur(?:y|ies)|"
+                                r"u\.s\. treasur(?:y|ies)|treasur(?:y|ies)|china government bonds?|"
+                                r"chinese government bonds?|cgbs?|usts?)(?![a-z])")
 
 
 def _bond_of_item(text: str, tags: str) -> str:

@@ -33,7 +33,9 @@ _THIN_THOUSANDS = re.compile("(?<=\\d)[\u2009\u202f\u00a0'](?=\\d{3}(?!\\d))")
 
 # European style: "6 629,07", "6.629,07" → "6,629.07"; a decimal comma before a unit ("−0,63 %")
 _EURO = re.compile(r"(?<![\d.,])\d{1,3}(?:[ .]\d{3})+,\d{1,2}(?![\d,])")
-_DECIMAL_COMMA = re.compile(r"(?<![\d.,])\d{1,4},\d{1,2}(?=\s?(?:%|pts?\b|points?\b|€|eur\b))",
+# a comma before exactly two digits is no thousands separator: "1455,00", "−0,63 %"
+_DECIMAL_COMMA = re.compile(r"(?<![\d.,])\d{1,6},\d{2}(?![\d,])|"
+                            r"(?<![\d.,])\d{1,4},\d(?=\s?(?:%|pts?\b|points?\b|€|eur\b))",
                             re.IGNORECASE)
 # "25 247", "$733 080", "4 255.9": blanks between groups of three digits
 _SPACE_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?:\.\d+)?(?![\d,])")
@@ -54,14 +56,22 @@ def normalise(text: str) -> str:
         text = text.translate(_FULLWIDTH)
         if "，" in text:
             text = _FW_THOUSANDS.sub(",", text)
-    if " " in text:
-        if "," in text:
-            text = _EURO.sub(_euro, text)
-        text = _SPACE_THOUSANDS.sub(lambda m: m.group(0).replace(" ", ","), text)
-    if "," in text:
-        text = _EURO.sub(_euro, text)
-        text = _DECIMAL_COMMA.sub(lambda m: m.group(0).replace(",", "."), text)
+    if " " in text or "," in text:
+        text = _GROUPS.sub(_group, text)
     return text
+
+
+_GROUPS = re.compile(f"{_EURO.pattern}|{_SPACE_THOUSANDS.pattern}|{_DECIMAL_COMMA.pattern}",
+                     re.IGNORECASE)
+
+
+def _group(m: re.Match[str]) -> str:
+    body = m.group(0)
+    if _EURO.fullmatch(body):
+        return _euro(m)
+    if "," in body:  # a decimal comma before a unit
+        return body.replace(",", ".")
+    return body.replace(" ", ",")
 
 
 # What makes a digit run "not a value" is visible right next to it: "年/月/日" or ":" after it,
@@ -146,7 +156,8 @@ _RIGHT = re.compile(
     ]),
     re.IGNORECASE,
 )
-_YEAR_RIGHT = re.compile(r"\s*([-/.])\s*\d{1,2}\s*\1\s*\d{1,2}(?!\d)|\s*[-/]\s*\d{1,2}(?![\d.])")  # 2025-10-17, 2025.10.17
+# the rest of a date after its year: 2025-10-17, 2025.10.17, 2025-10
+_YEAR_RIGHT = re.compile(r"\s*([-/.])\s*\d{1,2}\s*\1\s*\d{1,2}(?!\d)|\s*[-/]\s*\d{1,2}(?![\d.])")
 _CODE_CLOSE = re.compile(r"(?:\.[A-Za-z]+)?\s*[)）]")
 _LIST_CLOSE = re.compile(r"\s*[.、)）](?!\d)")
 _YYYYMMDD = re.compile(r"(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])")
@@ -207,6 +218,7 @@ _SUFFIX = re.compile(
     r"(?P<cnt>\s?(?:股|手|ordinary shares|[abh][- ]shares|shares|lots|张|contracts|份|笔)(?![a-z]))?",
     re.IGNORECASE,
 )
+_MAY_PREFIX = re.compile(r"[$¥€£A-Za-z]")
 _CURRENCY_PREFIX = re.compile(r"(?:(?:us|hk|s|nt|a|c)?\$|¥|€|£|rmb|usd|hkd|cny)\s?$",
                               re.IGNORECASE)
 _QUANTA = [Decimal(1).scaleb(-n) for n in range(40)]
@@ -237,10 +249,11 @@ _NOT_COUNT = frozenset({"points", "dollars", "percents", "bps", "pips", "yuans",
 _UNIT_QUOTE = re.compile(r"(?<![\d.])(10|100|1000|10000)\s*(?:港元|港币|日元|美元|欧元|英镑|韩元|hkd|jpy|"
                          r"usd|eur|gbp|krw|yen)\s*(?:兑|对|=|:|：|折合|可兑换|兑换)\s*(?:人民币)?\s*$",
                          re.IGNORECASE)
-_APPROX_BEFORE = re.compile(r"(?:约|大约|近|接近|逾|超|超过|不到|将近|差不多|about|around|approximately|"
-                            r"approx\.?|roughly|nearly|almost|some|~)\s*$", re.IGNORECASE)
-_BOUND_BEFORE = re.compile(r"(?:逾|超|超过|不到|高于|低于|above|below|over|under|more than|less than|"
-                           r"at least|at most|up to)\s*$", re.IGNORECASE)
+# Words before a value: a bound ("超过", "above") or a hedge ("约", "about").
+_LEAD = re.compile(r"(?:(?P<bound>逾|超|超过|不到|高于|低于|above|below|over|under|more than|less than|"
+                   r"at least|at most|up to)|(?P<approx>约|大约|近|接近|将近|差不多|about|around|"
+                   r"approximately|approx\.?|roughly|nearly|almost|some|~))\s*$", re.IGNORECASE)
+_LEAD_TAILS = frozenset("逾超过到于约近差~tdyewrnoxsT.DYEWRNOXS")
 _BOUND_AFTER = re.compile(r"\s*(?:以上|以下|之上|之下|上方|下方)")
 
 
@@ -290,7 +303,7 @@ def _prefix(text: str, ns: int) -> tuple[int, str, str]:
     start = ns
     cur = ""
     head = text[max(0, ns - 5):ns]
-    m = _CURRENCY_PREFIX.search(head)
+    m = _CURRENCY_PREFIX.search(head) if _MAY_PREFIX.search(head) else None
     if m is not None:
         word = m.group(0).strip().lower()
         if word[:1].isalpha() and m.start() > 0 and head[m.start() - 1].isalpha():
@@ -306,12 +319,17 @@ def _prefix(text: str, ns: int) -> tuple[int, str, str]:
     return start, cur, ""
 
 
-def read_numbers(text: str) -> list[Mention]:
-    """Every value in `text` (already normalised), in order, with dates and codes skipped."""
+def read_numbers(text: str, codes: list[tuple[int, int]] | None = None) -> list[Mention]:
+    """Every value in `text` (already normalised), in order, with dates and codes skipped.
+    `codes` collects the digit runs that may be instrument codes (five or six digits)."""
     out: list[Mention] = []
+    quotes = "兑" in text or "对" in text or "=" in text or ":" in text or "：" in text or \
+        "折合" in text
     for m in _DIGITS.finditer(text):
         ns, ne = m.span()
         raw = m.group(0)
+        if codes is not None and 5 <= len(raw) <= 6 and raw.isdigit():
+            codes.append((ns, ne))
         if _not_a_value(text, ns, ne, raw):
             continue
         start, cur, sign = _prefix(text, ns)
@@ -355,18 +373,24 @@ def read_numbers(text: str) -> list[Mention]:
             else "bp")
         if sign == "-":
             value = -value
-        if not (pct_text or mag or cur or per or points or count):
+        if not (pct_text or mag or cur or per or points or count) and \
+                text[ne:ne + 1] == " " and text[ne + 1:ne + 2].isalpha():
             noun = _NOUN.match(text, ne)
             count = noun is not None and noun.group(1).lower() not in _NOT_COUNT
-        lead = text[max(0, start - 14):start]
-        unit_quote = _UNIT_QUOTE.search(text[max(0, start - 16):start])
-        if unit_quote is not None:  # "100港元兑91.32元": per 100 units
-            per_units = Decimal(unit_quote.group(1))
-            value /= per_units
-            quantum /= per_units
-        approx = bool(_APPROX_BEFORE.search(lead))
-        bound = bool(_BOUND_BEFORE.search(lead) or _BOUND_AFTER.match(
-            text, suffix.end() if suffix is not None else end))
+        if quotes:
+            unit_quote = _UNIT_QUOTE.search(text[max(0, start - 16):start])
+            if unit_quote is not None:  # "100港元兑91.32元": per 100 units
+                per_units = Decimal(unit_quote.group(1))
+                value /= per_units
+                quantum /= per_units
+        before = text[max(0, start - 14):start]
+        tail = before.rstrip()[-1:]
+        lead = _LEAD.search(before) if tail and tail in _LEAD_TAILS else None
+        approx = lead is not None and lead.group("approx") is not None
+        after = suffix.end() if suffix is not None else end
+        bound = (lead is not None and lead.group("bound") is not None) or (
+            text[after:after + 2].strip()[:1] in ("以", "之", "上", "下") and
+            bool(_BOUND_AFTER.match(text, after)))
         out.append(Mention(start, end, text[start:end].strip(), value, quantum, percent,
                            bool(sign), unit, cur, per, points, count, bool(mag), approx, bound))
     return _ranges(text, out)

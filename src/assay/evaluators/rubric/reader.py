@@ -15,6 +15,7 @@ carries the doubt, and the caller decides whether the doubt changes the score.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, replace
 from decimal import Decimal
@@ -24,6 +25,7 @@ from assay.truth.vocabulary import code_core
 from . import words as F
 from .dates import Day, find_dates
 from .instruments import Identity, Name, scan
+from .lexer import has_numeric_period, tokens
 from .numbers import Mention, normalise, read_numbers
 from .statements import Layout, Subject, Unit, layout
 
@@ -37,7 +39,6 @@ _SCOPE_END = re.compile(r"[；;。！？!?\n|]|\.(?=\s|$)")
 _EARLIER = re.compile(r"前几天|前几日|几天前|此前|之前|上周|earlier|previously|days? ago|last week",
                       re.IGNORECASE)
 _RESPECTIVELY = re.compile(r"分别|respectively|依次", re.IGNORECASE)
-_PERIOD_RE, _ = F.alternation({"period": F.PERIODS})
 _PERIOD_N = re.compile(r"近\s*\d+\s*(?:个?交易日|日|天|个?月|周|年)|过去\s*\d+|\d+\s*日(?:涨跌幅|涨幅|跌幅)|"
                        r"(?:last|past)\s+\d+\s+(?:trading\s+)?(?:days|weeks|months|years)|"
                        r"\d+-(?:day|week|month)\b")
@@ -90,11 +91,13 @@ class Want:
 def read(answer: str, ident: Identity, want: Want) -> list[Bound]:
     """Every value of `answer`, bound or not."""
     text = normalise(answer)
-    mentions = [m for m in read_numbers(text) if not _is_code(m, ident)]
+    runs: list[tuple[int, int]] = []
+    mentions = [m for m in read_numbers(text, runs) if not _is_code(m, ident)]
     if not mentions:
         return []
     low = text.lower()
-    all_names = scan(low, ident, text)
+    toks = tokens(low)
+    all_names = scan(low, ident, text, [(a, b, w) for a, b, w, r in toks if r.scan], runs)
     if all_names:  # digits inside a name ("黄金9999", "S&P 500") are part of it
         inside = bytearray(len(text))
         for n in all_names:
@@ -103,8 +106,7 @@ def read(answer: str, ident: Identity, want: Want) -> list[Bound]:
     in_number = bytearray(len(text))
     for m in mentions:
         in_number[m.start:m.end] = b"\x01" * (m.end - m.start)
-    words = [_Word(w.start(), w.end(), w.group(0), F.ANSWER_OWNER[w.group(0)])
-             for w in F.ANSWER_RE.finditer(low) if not in_number[w.start()]]
+    words = [_Word(a, b, w, r.field) for a, b, w, r in toks if r.field and not in_number[a]]
     words = _terse_words(text, words, in_number)
     names = [n for n in all_names if not in_number[n.start]]
     # a name is not a field word ("恒生指数" names an index, "指数" alone is a level)
@@ -114,12 +116,10 @@ def read(answer: str, ident: Identity, want: Want) -> list[Bound]:
             named[n.start:n.end] = b"\x01" * (n.end - n.start)
         words = [w for w in words if not (named[w.start] and named[w.end - 1])
                  or w.field in (F.OFFSHORE, F.ONSHORE, F.CENTRAL_PARITY)]
-    quals = [(q.start(), F.QUALIFIERS[q.group(0)]) for q in F.QUALIFIER_RE.finditer(low)]
-    covered = bytearray(len(text))
-    for w in words:
-        covered[w.start:w.end] = b"\x01" * (w.end - w.start)
-    periods = [p.start() for p in (*_PERIOD_RE.finditer(low), *_PERIOD_N.finditer(low))
-               if not (p.start() > 0 and low[p.start() - 1].isdigit()) and not covered[p.start()]]
+    quals = [(a, r.qual) for a, b, w, r in toks if r.qual and not in_number[a]]
+    periods = [a for a, b, w, r in toks if r.period and not (a > 0 and low[a - 1].isdigit())]
+    if has_numeric_period(low):
+        periods += [p.start() for p in _PERIOD_N.finditer(low)]
     lay = layout(text, names, in_number)
     if "|" in text:  # a table's date column holds days, not values ("| 10-17 | 991.02 |")
         mentions = [m for m in mentions if not _in_date_cell(text, lay, m)]
@@ -152,7 +152,8 @@ def _in_date_cell(text: str, lay: Layout, m: Mention) -> bool:
 
 
 # "今开5999.48点，即全日最高": the value is also the field the next words name
-_ALSO = re.compile(r"\s*(?:点|元|港元|美元|pts|points)?\s*[，,]?\s*(?:即|也是|亦是|亦为|同时也是|也即|which (?:was|is) also|i\.e\.,?)\s*"
+_ALSO = re.compile(r"\s*(?:点|元|港元|美元|pts|points)?\s*[，,]?\s*"
+                   r"(?:即|也是|亦是|亦为|同时也是|也即|which (?:was|is) also|i\.e\.,?)\s*"
                    r"(?:全日|当日|日内|今日|the day's|the session's|the)?\s*", re.IGNORECASE)
 
 
@@ -286,11 +287,11 @@ def _bind(ctx: _Ctx, k: int, m: Mention, paired: str | None) -> Bound:
     field = _resolve(word, m) if word is not None else ""
     if paired is not None and word is not None:
         field, via = _resolve(word, m), "respectively"
-    if (m.percent and field in _PRICE_LIKE and field != F.LAST) or (m.percent and field == F.LAST \
-            and not ctx.want.percent_last):
-        if m.signed or ctx.text[max(0, m.start - 2):m.start].strip()[-1:] in ("(", "（") or \
-                _direction(ctx.words, cs, m.start + 1):
-            field, via = F.CHANGE_PCT, "a signed percent beside the price"
+    # a percent beside a price is its change: "$512.30 (−0.42%)", "报41.59元，跌0.81%"
+    if m.percent and field in _PRICE_LIKE and (field != F.LAST or not ctx.want.percent_last) \
+            and (m.signed or ctx.text[max(0, m.start - 2):m.start].strip()[-1:] in ("(", "（")
+                 or _direction(ctx.words, cs, m.start + 1)):
+        field, via = F.CHANGE_PCT, "a signed percent beside the price"
     if not field and m.percent and (m.signed or _arrow(ctx.text, m.start)):
         field, via = F.CHANGE_PCT, "a signed percent"
     header_text = _context_text(ctx, unit)
@@ -316,9 +317,9 @@ def _bind(ctx: _Ctx, k: int, m: Mention, paired: str | None) -> Bound:
     if field and k in ctx.period_of and field not in (
             F.VOLUME, F.TURNOVER, F.MARKET_CAP, F.OTHER, F.RANGE52):
         return Bound(field, m, value, via, why="said of another period (week, month, year)")
-    if field in (F.CHANGE, F.CHANGE_PCT) and not m.signed:
-        if _direction(ctx.words, cs, m.start + 1) < 0:
-            value = -value
+    if field in (F.CHANGE, F.CHANGE_PCT) and not m.signed and \
+            _direction(ctx.words, cs, m.start + 1) < 0:
+        value = -value
     instrument, about = _instrument(ctx, unit, m, cs, ce)
     if not field and len(ctx.want.required) == 1 and instrument != OTHER and \
             ctx.want.required[0] in (F.LAST, F.CHANGE_PCT):
@@ -327,18 +328,20 @@ def _bind(ctx: _Ctx, k: int, m: Mention, paired: str | None) -> Bound:
         if not _misfit(ctx, fallback):
             field, via = fallback.field, "fallback"
     b = Bound(field, m, value, via, instrument, about)
-    why = _misfit(ctx, b)
-    if why:
-        return replace(b, why=why)
+    unsure = False
     if instrument == OTHER:
-        return replace(b, why=f"speaks of {about}" if about else "speaks of another instrument")
-    if m.bound:
-        return replace(b, why="a bound (above / below), not a value")
-    if instrument == UNSURE:
-        return replace(b, doubt=True, why=f"may speak of «{about}», not the item's instrument")
-    if doubt:
-        return replace(b, doubt=True, why=doubt)
-    return b
+        why = f"speaks of {about}" if about else "speaks of another instrument"
+    else:
+        why = _misfit(ctx, b)
+    if why:
+        pass
+    elif m.bound:
+        why = "a bound (above / below), not a value"
+    elif instrument == UNSURE:
+        unsure, why = True, f"may speak of «{about}», not the item's instrument"
+    elif doubt:
+        unsure, why = True, doubt
+    return Bound(field, m, value, via, instrument, about, why, unsure) if why else b
 
 
 def _arrow(text: str, pos: int) -> bool:
@@ -462,8 +465,7 @@ def _first_name(names: list[Name], lo: int, hi: int, last: bool = False) -> Name
 
 # Fillers that are not names: what is left of a label or a clause's start once field words,
 # dates and these are taken out is a name the reader cannot place (another company?).
-_FILLER = re.compile(
-    "|".join(sorted((
+_FILLER = re.compile(F.trie(list((
         "今日", "今天", "昨日", "昨天", "目前", "当前", "最新", "截至", "截止", "收盘", "盘中", "数据",
         "显示", "根据", "来源", "行情", "实时", "其中", "此外", "另外", "同时", "以及", "综上", "总结",
         "备注", "说明", "小结", "核心", "关键", "指标", "数值", "项目", "名称", "品种", "代码", "合约",
@@ -482,8 +484,9 @@ _FILLER = re.compile(
         "两市", "沪深两市", "三大指数", "主要指数", "大盘", "股指", "期货", "现货", "外汇", "汇市", "股市",
         "债市", "楼市", "收益", "分钟", "小时", "昨收盘", "开盘价", "收盘价", "最高价", "最低价",
         "另一", "另有", "也有", "有报道", "报道称", "数据显示", "显示", "来看", "方面", "而言", "为例",
-    ), key=len, reverse=True)))
+    ))))
 _CJK2 = re.compile(r"[\u4e00-\u9fff]{2,}")
+_NAMEISH = re.compile(r"[\u4e00-\u9fff]{2}|[A-Z]")
 _CAPWORD = re.compile(r"\b[A-Z][A-Za-z&'.-]{2,}(?:\s+[A-Z][A-Za-z&'.-]+)*")
 _EN_STOP = frozenset({
     "The", "It", "Its", "Shares", "Share", "Stock", "Stocks", "Today", "On", "As", "At",
@@ -525,6 +528,8 @@ def _unplaced(ctx: _Ctx, unit: Unit | None, lo: int, hi: int) -> str:
     for a, b, whole in spans:
         if any(a <= n.start < b for n in ctx.names):
             return ""  # a placed name is there (the caller found none before the value)
+        if _NAMEISH.search(ctx.text, a, b) is None:
+            continue  # no Chinese and no capital letter: nothing that could be a name
         frag = _strip(ctx, a, b)
         if whole:
             found = _CJK2.search(frag)
@@ -532,7 +537,7 @@ def _unplaced(ctx: _Ctx, unit: Unit | None, lo: int, hi: int) -> str:
                 return found.group(0)
             for cap in _CAPWORD.findall(frag):
                 if cap.split()[0] not in _EN_STOP:
-                    return cap
+                    return str(cap)
             continue
         found = _SUBJECT_ZH.search(frag + "\x00")
         if found:
@@ -546,8 +551,8 @@ def _unplaced(ctx: _Ctx, unit: Unit | None, lo: int, hi: int) -> str:
 
 
 # Characters that start or end a phrase, never a name by themselves ("中再涨" is not a company).
-_FUNCTION_CHARS = "中再又也均都则仍还已将被把在于为是了的其较比约近超逾达至到从由向对与和及或而且并但却就才即便更最很极太稍略微" \
-                  "幅度一直续今昨明前后上下日月年周时分秒点个只家次全共总"
+_FUNCTION_CHARS = ("中再又也均都则仍还已将被把在于为是了的其较比约近超逾达至到从由向对与和及或而且并但却就"
+                   "才即便更最很极太稍略微幅度一直续今昨明前后上下日月年周时分秒点个只家次全共总")
 
 
 # A name right before a field word (marked \x00) or the value: the clause's subject.
@@ -647,7 +652,7 @@ def _respectively(text: str, mentions: list[Mention], words: list[_Word],
             if len(ws) >= 2 and len(ws) == len(ms) and len({w.field for w in ws}) == len(ws):
                 gap_ok = all(text[a.end:b.start].strip() in ("、", ",", "，", "/", "和", "and",
                                                              "及", "与", "", "&")
-                             for a, b in zip(ws, ws[1:], strict=False))
+                             for a, b in itertools.pairwise(ws))
                 if not gap_ok:
                     continue
                 for w, (k, m) in zip(ws, ms, strict=True):

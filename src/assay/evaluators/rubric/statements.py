@@ -5,6 +5,7 @@ heading or the sentence before it. Spans are offsets in the normalised answer.""
 
 from __future__ import annotations
 
+import itertools
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
@@ -79,7 +80,7 @@ def _cells(text: str, s: int, e: int) -> list[Span]:
     line = text[s:e]
     bars = [i for i, ch in enumerate(line) if ch == "|"]
     out = []
-    for a, b in zip(bars, bars[1:], strict=False):
+    for a, b in itertools.pairwise(bars):
         out.append((s + a + 1, s + b))
     if bars and line[bars[-1] + 1:].strip():  # a row without its closing bar
         out.append((s + bars[-1] + 1, e))

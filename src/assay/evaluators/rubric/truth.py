@@ -31,23 +31,26 @@ class Truth:
     values: dict[str, TruthValue]
     snapshot: TruthSnapshot
     percent_fields: frozenset[str]  # fields whose quantity is itself in percent
+    shown: dict[str, Any]  # the evidence form, built once
 
     @property
     def status(self) -> str:
         return self.snapshot.status
 
     def evidence(self) -> dict[str, Any]:
-        s = self.snapshot
-        out: dict[str, Any] = {
-            "provider": s.provider, "status": s.status,
-            "values": {f: {"value": format(v.value, "f"), "key": v.key}
-                       for f, v in self.values.items()},
-        }
-        if s.instrument:
-            out["instrument"] = s.instrument
-        if s.message:
-            out["message"] = s.message
-        return out
+        return self.shown
+
+
+def _shown(s: TruthSnapshot, values: dict[str, TruthValue]) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "provider": s.provider, "status": s.status,
+        "values": {f: {"value": format(v.value, "f"), "key": v.key} for f, v in values.items()},
+    }
+    if s.instrument:
+        out["instrument"] = s.instrument
+    if s.message:
+        out["message"] = s.message
+    return out
 
 
 def view(snapshot: TruthSnapshot) -> Truth:
@@ -85,4 +88,4 @@ def _view(snapshot: TruthSnapshot) -> Truth:
     for f in (YIELD, RATE):  # a yield's or a rate's headline is itself in percent
         if last is not None and f in values and values[f].value == last.value:
             percent.add(F.LAST)
-    return Truth(values, snapshot, frozenset(percent))
+    return Truth(values, snapshot, frozenset(percent), _shown(snapshot, values))

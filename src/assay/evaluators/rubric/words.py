@@ -56,15 +56,18 @@ NAMES_ZH: Final = {
     CHANGE: "涨跌额", CHANGE_PCT: "涨跌幅", MARKET_CAP: "总市值", VOLUME: "成交量",
     TURNOVER: "成交额", CENTRAL_PARITY: "中间价", OFFSHORE: "离岸价", ONSHORE: "在岸价", BID: "买入价",
     ASK: "卖出价", EXTENDED: "盘前/盘后价", AM_FIX: "早盘价", PM_FIX: "午盘价", YIELD: "收益率",
-    RATE: "利率", RANGE52: "52周高低", DATED_CLOSE: "收盘价", DAY_RANGE: "日内区间", CONVERTED: "换算值", OTHER: "其他",
+    RATE: "利率", RANGE52: "52周高低", DATED_CLOSE: "收盘价", DAY_RANGE: "日内区间",
+    CONVERTED: "换算值", OTHER: "其他",
 }
 NAMES_EN: Final = {
     LAST: "latest price", OPEN: "open", HIGH: "high", LOW: "low", PREV_CLOSE: "previous close",
     CLOSE: "close", CHANGE: "change", CHANGE_PCT: "change percent", MARKET_CAP: "market value",
     VOLUME: "volume", TURNOVER: "turnover", CENTRAL_PARITY: "central parity",
-    OFFSHORE: "offshore rate", ONSHORE: "onshore rate", BID: "bid", ASK: "ask", EXTENDED: "extended-hours price",
+    OFFSHORE: "offshore rate", ONSHORE: "onshore rate", BID: "bid", ASK: "ask",
+    EXTENDED: "extended-hours price",
     AM_FIX: "morning fix", PM_FIX: "afternoon fix", YIELD: "yield", RATE: "interest rate",
-    RANGE52: "52-week range", DATED_CLOSE: "close", DAY_RANGE: "day's range", CONVERTED: "converted value", OTHER: "other",
+    RANGE52: "52-week range", DATED_CLOSE: "close", DAY_RANGE: "day's range",
+    CONVERTED: "converted value", OTHER: "other",
 }
 
 
@@ -95,13 +98,15 @@ ANSWER_WORDS: Final[dict[str, tuple[str, ...]]] = {
         "即期汇率", "点位", "收益率", "利率", "成交价", "结算价", "跌至",
         "涨至", "升至", "降至", "回落至", "回升至", "上涨至", "下跌至", "下挫至", "走低至", "走高至",
         "至", "指数", "最新收盘价", "最新点位", "最新汇率", "最新收益率", "最新利率", "收市价",
-        "收市", "价", "金价", "最新", "最新为", "latest", "now", "currently", "美元兑人民币", "人民币兑美元", "price", "latest price",
+        "收市", "价", "金价", "最新", "最新为", "latest", "now", "currently", "美元兑人民币",
+        "人民币兑美元", "price", "latest price",
         "last price", "closing price", "close", "closed at", "closed", "last", "trading at",
         "traded at", "trades at", "quoted at", "stands at", "stood at", "exchange rate", "rate",
         "level", "yield", "fell to", "rose to", "dropped to", "climbed to", "declined to",
         "slipped to", "to", "settled at", "ended at", "finished at", "index", "is at", "was at",
         "sits at", "last traded at", "last trade", "spot rate", "spot price", "quote",
-        "share price", "stock price", "changed hands at", "change hands at", "changing hands at", "closing level", "closed the day at", "ended the day at",
+        "share price", "stock price", "changed hands at", "change hands at", "changing hands at",
+        "closing level", "closed the day at", "ended the day at",
         "benchmark price", "benchmark", "fixing price",
     ),
     OPEN: ("开盘价", "开盘", "今开", "开盘报", "开于", "open", "opening price", "opened at",
@@ -171,14 +176,16 @@ ANSWER_WORDS: Final[dict[str, tuple[str, ...]]] = {
             "美元指数", "dollar index", "dxy", "中间价较", "人民币中间价较", "利差", "期限利差",
             "spread", "real yield", "breakeven", "tips", "实际收益率", "通胀预期", "占比", "家数",
             "贴水", "升水", "basis", "基差", "较上日", "较前日", "较昨日", "较前一日", "较前一交易日",
-            "较上一交易日", "较上周", "较上月", "上日", "前日", "from a day earlier", "delivered", "交付", "deliveries", "销量", "sales",
+            "较上一交易日", "较上周", "较上月", "上日", "前日", "from a day earlier", "delivered",
+            "交付", "deliveries", "销量", "sales",
             "相差", "difference", "gap", "below", "above", "低于", "高于"),
 }
 
 # Words that, earlier in the same clause, turn a bound `last` into another field:
 # "离岸人民币汇率 7.20" is the offshore rate even though "汇率" is nearer to the number.
 QUALIFIERS: Final[dict[str, str]] = {
-    "离岸": OFFSHORE, "offshore": OFFSHORE, "cnh": OFFSHORE, "在岸": ONSHORE, "onshore": ONSHORE, "中间价": CENTRAL_PARITY,
+    "离岸": OFFSHORE, "offshore": OFFSHORE, "cnh": OFFSHORE, "在岸": ONSHORE, "onshore": ONSHORE,
+    "中间价": CENTRAL_PARITY,
     "central parity": CENTRAL_PARITY, "fixing": CENTRAL_PARITY, "盘后": EXTENDED,
     "盘前": EXTENDED, "after-hours": EXTENDED, "after hours": EXTENDED,
     "pre-market": EXTENDED, "premarket": EXTENDED, "extended hours": EXTENDED,
@@ -195,7 +202,8 @@ QUALIFIERS: Final[dict[str, str]] = {
 PERIODS: Final = (
     "年初至今", "今年以来", "年内", "本周", "本月", "近一周", "近一个月", "近一月", "近一年", "过去一周",
     "过去一个月", "过去一年", "近5日", "近五日", "5日", "五日", "本年", "今年", "上周", "上月", "去年",
-    "ytd", "year-to-date", "this year", "累计", "年初以来", "今年来", "ytd累计", "this week", "this month", "past week", "past month",
+    "ytd", "year-to-date", "this year", "累计", "年初以来", "今年来", "ytd累计", "this week", "this month",
+    "past week", "past month",
     "past year", "last week", "last month", "last year", "since january", "year to date",
     "over the week", "over the month", "for the week", "for the month", "for the year",
     "52-week", "52 week", "52周", "five-day", "5-day", "one-year", "12-month",
@@ -268,11 +276,24 @@ def alternation(words: dict[str, tuple[str, ...]]) -> tuple[re.Pattern[str], dic
     ascii_words = [w for w in owner if w.isascii() and w[0].isalnum()]
     other_words = [w for w in owner if not (w.isascii() and w[0].isalnum())]
     parts = []
+    # Each branch starts with a class of its words' first characters: the engine tests a
+    # class in one step, where it would try each first character of a trie in turn (three
+    # times faster on Chinese text).
     if ascii_words:
-        parts.append(r"(?<![A-Za-z])(?:" + _trie_pattern(ascii_words) + r")(?![A-Za-z])")
+        parts.append(_first_chars(ascii_words) + r"(?<![A-Za-z])(?:" + _trie_pattern(ascii_words)
+                     + r")(?![A-Za-z])")
     if other_words:
-        parts.append(_trie_pattern(other_words))
+        parts.append(_first_chars(other_words) + "(?:" + _trie_pattern(other_words) + ")")
     return re.compile("|".join(parts)), owner
+
+
+def _first_chars(words: list[str]) -> str:
+    return "(?=[" + "".join(sorted({re.escape(w[0]) for w in words})) + "])"
+
+
+def trie(words: list[str]) -> str:
+    """A guarded trie over `words` (no word boundaries), for other modules' word lists."""
+    return _first_chars(words) + "(?:" + _trie_pattern(words) + ")"
 
 
 ANSWER_RE, ANSWER_OWNER = alternation(ANSWER_WORDS)

@@ -8,7 +8,6 @@ vocabularies share one."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Final
 
@@ -60,10 +59,10 @@ def tokens(low: str) -> list[tuple[int, int, str, Role]]:
     return [(m.start(), m.end(), m.group(0), ROLES[m.group(0)]) for m in TOKENS.finditer(low)]
 
 
-_PERIOD_HINT = re.compile(r"近|过去|日涨|日跌|last |past |-day|-week|-month")
+_PERIOD_HINTS = ("近", "过去", "日涨", "日跌", "last ", "past ", "-day", "-week", "-month")
 
 
 def has_numeric_period(low: str) -> bool:
-    return _PERIOD_HINT.search(low) is not None
+    return any(h in low for h in _PERIOD_HINTS)
 
 

@@ -56,9 +56,12 @@ def normalise(text: str) -> str:
         text = text.translate(_FULLWIDTH)
         if "，" in text:
             text = _FW_THOUSANDS.sub(",", text)
-    if " " in text or "," in text:
+    if (" " in text or "," in text) and _MAY_GROUP.search(text) is not None:
         text = _GROUPS.sub(_group, text)
     return text
+
+
+_MAY_GROUP = re.compile(r"\d[ ,]\d")
 
 
 _GROUPS = re.compile(f"{_EURO.pattern}|{_SPACE_THOUSANDS.pattern}|{_DECIMAL_COMMA.pattern}",
@@ -218,7 +221,8 @@ _SUFFIX = re.compile(
     r"(?P<cnt>\s?(?:股|手|ordinary shares|[abh][- ]shares|shares|lots|张|contracts|份|笔)(?![a-z]))?",
     re.IGNORECASE,
 )
-_MAY_PREFIX = re.compile(r"[$¥€£A-Za-z]")
+# characters after a number that start no unit: the suffix regex need not run
+_NO_SUFFIX = frozenset("，,。.；;、)）(（]】|\n！？!?~")
 _CURRENCY_PREFIX = re.compile(r"(?:(?:us|hk|s|nt|a|c)?\$|¥|€|£|rmb|usd|hkd|cny)\s?$",
                               re.IGNORECASE)
 _QUANTA = [Decimal(1).scaleb(-n) for n in range(40)]
@@ -302,8 +306,14 @@ def _prefix(text: str, ns: int) -> tuple[int, str, str]:
     each possibly followed by one blank: (where the mention starts, the currency, the sign)."""
     start = ns
     cur = ""
-    head = text[max(0, ns - 5):ns]
-    m = _CURRENCY_PREFIX.search(head) if _MAY_PREFIX.search(head) else None
+    k = ns - 1
+    if k >= 0 and text[k] == " ":
+        k -= 1
+    # a currency mark ends right before the digits (or one blank before them)
+    m = None
+    if k >= 0 and (text[k] in "$¥€£" or (text[k].isascii() and text[k].isalpha())):
+        head = text[max(0, ns - 5):ns]
+        m = _CURRENCY_PREFIX.search(head)
     if m is not None:
         word = m.group(0).strip().lower()
         if word[:1].isalpha() and m.start() > 0 and head[m.start() - 1].isalpha():
@@ -344,25 +354,28 @@ def read_numbers(text: str, codes: list[tuple[int, int]] | None = None) -> list[
         quantum = _QUANTA[places] if places < len(_QUANTA) else Decimal(1).scaleb(-places)
         value = Decimal(raw)
         end = ne
-        suffix = _SUFFIX.match(text, ne)
+        suffix = _SUFFIX.match(text, ne) if ne < len(text) and text[ne] not in _NO_SUFFIX \
+            else None
         mag = pct_text = ""
         per = ""
         points = count = False
         if suffix is not None and suffix.end() > ne:
+            mag_t, pct_t, cur_t, per_t, pts_t, cnt_t = suffix.groups()
             # the span covers the number, its scale and its percent sign; units after it are
             # read but left out, so evidence quotes the value as written
-            end = max(suffix.end("mag"), suffix.end("pct"), ne)
-            mag = (suffix.group("mag") or "").strip().lower()
-            pct_text = (suffix.group("pct") or "").strip().lower()
-            word = (suffix.group("cur") or "").strip().lower()
-            if word:
-                cur = _CURRENCY.get(word, "$")
-            per_text = (suffix.group("per") or "").strip().lower()
-            if per_text:
+            end = max(suffix.end(1), suffix.end(2), ne)
+            if mag_t:
+                mag = mag_t.strip().lower()
+            if pct_t:
+                pct_text = pct_t.strip().lower()
+            if cur_t:
+                cur = _CURRENCY.get(cur_t.strip().lower(), "$")
+            if per_t:
+                per_text = per_t.strip().lower()
                 per = _PER.get(per_text.lstrip("/每").strip().removeprefix("per ")
                                .removeprefix("troy ").strip(), per_text)
-            points = bool(suffix.group("pts"))
-            count = bool(suffix.group("cnt"))
+            points = pts_t is not None
+            count = cnt_t is not None
         if mag:
             factor = _MAGNITUDES[mag]
             value *= factor
@@ -383,9 +396,11 @@ def read_numbers(text: str, codes: list[tuple[int, int]] | None = None) -> list[
                 per_units = Decimal(unit_quote.group(1))
                 value /= per_units
                 quantum /= per_units
-        before = text[max(0, start - 14):start]
-        tail = before.rstrip()[-1:]
-        lead = _LEAD.search(before) if tail and tail in _LEAD_TAILS else None
+        k = start - 1
+        while k >= 0 and text[k] == " ":
+            k -= 1
+        lead = _LEAD.search(text, max(0, start - 14), start) \
+            if k >= 0 and text[k] in _LEAD_TAILS else None
         approx = lead is not None and lead.group("approx") is not None
         after = suffix.end() if suffix is not None else end
         bound = (lead is not None and lead.group("bound") is not None) or (

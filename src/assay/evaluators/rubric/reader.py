@@ -231,7 +231,11 @@ def _extended_before(ctx: _Ctx, unit: Unit | None, cs: int, m: Mention) -> bool:
 
 def _terse_words(text: str, words: list[_Word], in_number: bytearray) -> list[_Word]:
     """Single letters and characters that name a field only right before a number."""
-    if not (_TERSE_ZH.search(text) or _TERSE_EN.search(text)):
+    zh = ("开" in text or "高" in text or "低" in text or "收" in text) and \
+        _TERSE_ZH.search(text) is not None
+    en = ("O" in text or "H" in text or "L" in text or "C" in text) and \
+        _TERSE_EN.search(text) is not None
+    if not (zh or en):
         return words
     taken = bytearray(len(text))
     for w in words:
@@ -624,7 +628,8 @@ def _respectively(text: str, mentions: list[Mention], words: list[_Word],
     last run of field words with a following run of as many values, in order."""
     out: dict[int, str] = {}
     slash = "/" in text
-    if not slash and not _RESPECTIVELY.search(text):
+    if not slash and "分别" not in text and "依次" not in text and \
+            "respectively" not in text.lower():
         return out
     bounds = [b.start() for b in _SCOPE_END.finditer(text) if not in_number[b.start()]]
     spots = [r.start() for r in _RESPECTIVELY.finditer(text)]

@@ -91,6 +91,8 @@ def _cells(text: str, s: int, e: int) -> list[Span]:
 
 def layout(text: str, names: list[Name], in_number: bytearray) -> Layout:
     """Cut `text` (normalised) into units, in order of position."""
+    if "\n" not in text and "|" not in text and ":" not in text and "：" not in text:
+        return _sentences(text, names, in_number)
     units: list[Unit] = []
     section: Subject | None = None
     prev: Subject | None = None
@@ -152,6 +154,29 @@ def layout(text: str, names: list[Name], in_number: bytearray) -> Layout:
         a, b = groups.get(u.group, (u.start, u.end))
         groups[u.group] = (min(a, u.start), max(b, u.end))
     return Layout(units, [u.start for u in units], groups)
+
+
+def _sentences(text: str, names: list[Name], in_number: bytearray) -> Layout:
+    """One line of prose without labels (most short answers): its sentences, each inheriting
+    the subject of the one before."""
+    units: list[Unit] = []
+    prev: Subject | None = None
+    start = 0
+    e = len(text)
+    cuts = [m.start() for m in _SENT_END.finditer(text) if not in_number[m.start()]]
+    for cut in [*cuts, e]:
+        end = cut + 1 if cut < e else e
+        if end <= start:
+            continue
+        if text[start:end].strip():
+            units.append(Unit(start, end, False, None, None, prev, None, 0))
+            subj = _first_subject(names, start, end, prev)
+            if subj is not None:
+                prev = subj
+        start = end
+    if not units:
+        return Layout([], [], {})
+    return Layout(units, [u.start for u in units], {0: (units[0].start, units[-1].end)})
 
 
 def _table(text: str, rows: list[Span], section: Subject | None, group: int) -> list[Unit]:

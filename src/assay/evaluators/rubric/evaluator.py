@@ -169,7 +169,7 @@ class FinanceRubric:
     def evaluate(self, item: Item, answer: Answer) -> Score:
         return self.check(item, answer, None)
 
-    def check(self, item: Item, answer: Answer, truth: TruthSnapshot | None) -> Score:
+    def check(self, item: Item, answer: Answer, truth: TruthSnapshot | None = None) -> Score:
         """Pure and synchronous. `truth`: the snapshot captured for this answer; None reads the
         item's stored `ground_truth` through the ground-truth vocabulary."""
         prepared = self.prepare(item, answer, truth)
@@ -282,7 +282,7 @@ class FinanceRubric:
             if c.passed:
                 parts_ok.append(f"{label} {shown} 在 {interval} 内" if zh else
                                 f"{label} {shown} within {interval}")
-            elif not b.doubt:
+            elif not b.doubt or value == 0:
                 parts_bad.append(f"{label} {shown} 不在 {interval} 内（真实值 {plain(c.truth)}）"
                                  if zh else f"{label} {shown} outside {interval} "
                                  f"(truth {plain(c.truth)})")

@@ -203,6 +203,7 @@ _PAREN_CODE = re.compile(r"[(（]\s*([A-Za-z0-9.]{1,12})\s*[)）]")
 _CODE_IN_TEXT = re.compile(r"(?<![A-Za-z0-9.,$])([0368]\d{5}(?:\.(?:SH|SZ|BJ|SS))?|\d{4,5}\.HK|0\d{4}"
                            r"|[A-Z]{1,5}\.(?:O|N|A|OQ|US))(?![A-Za-z0-9]|[.,]\d)", re.IGNORECASE)
 _LATIN = re.compile(r"[a-z]")
+_LETTERS = re.compile(r"[a-z]{1,5}")
 _CCY_CODES = ("usd", "cny", "cnh", "eur", "jpy", "gbp", "hkd", "aud", "cad", "chf", "sgd", "krw")
 _CODE_SUFFIXES = (".hk", ".sh", ".sz", ".bj", ".ss", ".o", ".n", ".a", ".us")
 
@@ -479,7 +480,7 @@ def scan(low: str, ident: Identity, original: str = "",
         core = code_core(m.group(1))
         if core and core.upper() in ident.codes:
             found.append((m.start(1), m.end(1), True))
-        elif re.fullmatch(r"[a-z]{1,5}", m.group(1)) and ident.kind == "stock" and ident.codes:
+        elif _LETTERS.fullmatch(m.group(1)) and ident.kind == "stock" and ident.codes:
             found.append((m.start(1), m.end(1), False))  # "(BABA)" beside another name
     for m in (_TICKER.finditer(original) if latin else ()):  # "AMD $234.56": a ticker
         word = m.group(1)

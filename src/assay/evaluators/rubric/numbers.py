@@ -161,6 +161,10 @@ _RIGHT = re.compile(
 )
 # the rest of a date after its year: 2025-10-17, 2025.10.17, 2025-10
 _YEAR_RIGHT = re.compile(r"\s*([-/.])\s*\d{1,2}\s*\1\s*\d{1,2}(?!\d)|\s*[-/]\s*\d{1,2}(?![\d.])")
+# The characters a _RIGHT match can start with (besides ASCII letters), and those a _LEFT_REV
+# match can end with: a number followed by "%", "亿" or "，" needs neither test.
+_RIGHT_FIRST = frozenset(" \t\n年月日号-/.:：时点分秒小个交天周指只家倍名位季股美港欧英人元韩卢兰盎克×")
+_LEFT_FIRST = frozenset(" \t\n.-/:：时点(（码#第,")
 _CODE_CLOSE = re.compile(r"(?:\.[A-Za-z]+)?\s*[)）]")
 _LIST_CLOSE = re.compile(r"\s*[.、)）](?!\d)")
 _YYYYMMDD = re.compile(r"(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])")
@@ -169,13 +173,24 @@ _WINDOW = 24
 
 def _not_a_value(text: str, start: int, end: int, raw: str) -> bool:
     """True when the digit run text[start:end] is part of a date, time, code, name or marker."""
-    if _RIGHT.match(text, end):
+    nxt = text[end] if end < len(text) else ""
+    if nxt and (nxt in _RIGHT_FIRST or nxt.isascii() and nxt.isalpha()) and \
+            _RIGHT.match(text, end):
         return True
-    if end + 1 < len(text) and text[end] == "." and text[end + 1].isdigit():
+    if nxt == "." and end + 1 < len(text) and text[end + 1].isdigit():
         return True  # "2025.10.17", "1.2.3": a dotted sequence, not a decimal
     if len(raw) == 4 and raw[:2] in ("19", "20") and _YEAR_RIGHT.match(text, end):
         return True
-    left = text[max(0, start - _WINDOW):start][::-1]
+    k = start - 1
+    while k >= 0 and text[k] == " ":
+        k -= 1
+    prv = text[k] if k >= 0 else ""
+    if not prv:
+        left = ""
+    elif prv in _LEFT_FIRST or prv.isascii() and prv.isalnum():
+        left = text[max(0, start - _WINDOW):start][::-1]
+    else:  # nothing a date, a time, a code or an index name ends with: only the index test
+        left = "" if raw not in _INDEX_NUMBERS else text[max(0, start - _WINDOW):start][::-1]
     if left:
         m = _LEFT_REV.match(left)
         if m:
@@ -222,6 +237,7 @@ _SUFFIX = re.compile(
     re.IGNORECASE,
 )
 # characters after a number that start no unit: the suffix regex need not run
+_CODE_WORDS = frozenset({"usd", "hkd", "cny", "rmb"})
 _NO_SUFFIX = frozenset("，,。.；;、)）(（]】|\n！？!?~")
 _CURRENCY_PREFIX = re.compile(r"(?:(?:us|hk|s|nt|a|c)?\$|¥|€|£|rmb|usd|hkd|cny)\s?$",
                               re.IGNORECASE)
@@ -246,6 +262,8 @@ _CURRENCY = {"美元": "USD", "美金": "USD", "usd": "USD", "us dollar": "USD",
 _PER = {"盎司": "oz", "oz": "oz", "ounce": "oz", "troy ounce": "oz", "克": "g", "g": "g",
         "gram": "g", "千克": "kg", "公斤": "kg", "kg": "kg", "吨": "t", "桶": "bbl", "bbl": "bbl",
         "barrel": "bbl", "股": "share", "share": "share"}
+_QUOTED = ("港元", "港币", "日元", "美元", "欧元", "英镑", "韩元", "HKD", "JPY", "USD", "EUR", "GBP",
+           "KRW", "hkd", "jpy", "usd", "eur", "gbp", "krw", "yen")
 _NOUN = re.compile(r"\s+([a-z]{3,}s)\b", re.IGNORECASE)
 _NOT_COUNT = frozenset({"points", "dollars", "percents", "bps", "pips", "yuans", "pts", "cents",
                         "ounces", "grams", "barrels", "levels", "highs", "lows", "basis",
@@ -254,9 +272,14 @@ _UNIT_QUOTE = re.compile(r"(?<![\d.])(10|100|1000|10000)\s*(?:港元|港币|日�
                          r"usd|eur|gbp|krw|yen)\s*(?:兑|对|=|:|：|折合|可兑换|兑换)\s*(?:人民币)?\s*$",
                          re.IGNORECASE)
 # Words before a value: a bound ("超过", "above") or a hedge ("约", "about").
-_LEAD = re.compile(r"(?:(?P<bound>逾|超|超过|不到|高于|低于|above|below|over|under|more than|less than|"
-                   r"at least|at most|up to)|(?P<approx>约|大约|近|接近|将近|差不多|about|around|"
-                   r"approximately|approx\.?|roughly|nearly|almost|some|~))\s*$", re.IGNORECASE)
+_LEAD_BOUND = ("逾", "超", "超过", "不到", "高于", "低于", "above", "below", "over", "under", "more than",
+               "less than", "at least", "at most", "up to")
+_LEAD_APPROX = ("约", "大约", "近", "接近", "将近", "差不多", "about", "around", "approximately",
+                "approx.", "approx", "roughly", "nearly", "almost", "some", "~")
+# Words before a value, matched against the text before it reversed (one anchored try): a
+# bound ("超过", "above": not a value) or a hedge ("约", "about").
+_LEAD_REV = re.compile(rf"\s*(?:(?P<bound>{_rev_words(_LEAD_BOUND)})|"
+                       rf"(?P<approx>{_rev_words(_LEAD_APPROX)}))(?![a-z])", re.IGNORECASE)
 _LEAD_TAILS = frozenset("逾超过到于约近差~tdyewrnoxsT.DYEWRNOXS")
 _BOUND_AFTER = re.compile(r"\s*(?:以上|以下|之上|之下|上方|下方)")
 
@@ -311,7 +334,7 @@ def _prefix(text: str, ns: int) -> tuple[int, str, str]:
         k -= 1
     # a currency mark ends right before the digits (or one blank before them)
     m = None
-    if k >= 0 and (text[k] in "$¥€£" or (text[k].isascii() and text[k].isalpha())):
+    if k >= 0 and (text[k] in "$¥€£" or text[max(0, k - 2):k + 1].lower() in _CODE_WORDS):
         head = text[max(0, ns - 5):ns]
         m = _CURRENCY_PREFIX.search(head)
     if m is not None:
@@ -333,8 +356,8 @@ def read_numbers(text: str, codes: list[tuple[int, int]] | None = None) -> list[
     """Every value in `text` (already normalised), in order, with dates and codes skipped.
     `codes` collects the digit runs that may be instrument codes (five or six digits)."""
     out: list[Mention] = []
-    quotes = "兑" in text or "对" in text or "=" in text or ":" in text or "：" in text or \
-        "折合" in text
+    quotes = ("兑" in text or "对" in text or "=" in text or ":" in text or "：" in text or
+              "折合" in text) and any(w in text for w in _QUOTED)
     for m in _DIGITS.finditer(text):
         ns, ne = m.span()
         raw = m.group(0)
@@ -391,7 +414,7 @@ def read_numbers(text: str, codes: list[tuple[int, int]] | None = None) -> list[
             noun = _NOUN.match(text, ne)
             count = noun is not None and noun.group(1).lower() not in _NOT_COUNT
         if quotes:
-            unit_quote = _UNIT_QUOTE.search(text[max(0, start - 16):start])
+            unit_quote = _UNIT_QUOTE.search(text, max(0, start - 16), start)
             if unit_quote is not None:  # "100港元兑91.32元": per 100 units
                 per_units = Decimal(unit_quote.group(1))
                 value /= per_units
@@ -399,7 +422,7 @@ def read_numbers(text: str, codes: list[tuple[int, int]] | None = None) -> list[
         k = start - 1
         while k >= 0 and text[k] == " ":
             k -= 1
-        lead = _LEAD.search(text, max(0, start - 14), start) \
+        lead = _LEAD_REV.match(text[max(0, start - 16):start][::-1]) \
             if k >= 0 and text[k] in _LEAD_TAILS else None
         approx = lead is not None and lead.group("approx") is not None
         after = suffix.end() if suffix is not None else end

@@ -174,7 +174,7 @@ _WINDOW = 24
 def _not_a_value(text: str, start: int, end: int, raw: str) -> bool:
     """True when the digit run text[start:end] is part of a date, time, code, name or marker."""
     nxt = text[end] if end < len(text) else ""
-    if nxt and (nxt in _RIGHT_FIRST or nxt.isascii() and nxt.isalpha()) and \
+    if nxt and (nxt in _RIGHT_FIRST or (nxt.isascii() and nxt.isalpha())) and \
             _RIGHT.match(text, end):
         return True
     if nxt == "." and end + 1 < len(text) and text[end + 1].isdigit():
@@ -187,7 +187,7 @@ def _not_a_value(text: str, start: int, end: int, raw: str) -> bool:
     prv = text[k] if k >= 0 else ""
     if not prv:
         left = ""
-    elif prv in _LEFT_FIRST or prv.isascii() and prv.isalnum():
+    elif prv in _LEFT_FIRST or (prv.isascii() and prv.isalnum()):
         left = text[max(0, start - _WINDOW):start][::-1]
     else:  # nothing a date, a time, a code or an index name ends with: only the index test
         left = "" if raw not in _INDEX_NUMBERS else text[max(0, start - _WINDOW):start][::-1]

@@ -217,6 +217,13 @@ def test_finance_hybrid_model_reads_rubric_decides(project: Path,
                                                    openai_server: OpenAIServer) -> None:
     openai_server.default = extractor
     rows = json.loads((project / "items.json").read_text("utf-8"))
+    # The model is asked only where the rubric's code abstains: here a second price that may
+    # speak of another company ("Foo Holdings"). A plainly wrong answer is decided by code.
+    doubt = " ；Foo Holdings最新价1400元"
+    for row in rows:
+        if row["response"] != "最新价1400元 WRONG":
+            row["response"] = ("最新价1455元" if row["response"] == "最新价1455元" else
+                               "GARBLED 最新价1455元") + doubt
     rows.append(dict(rows[0], prompt_id="empty", response=""))
     (project / "items.json").write_text(json.dumps(rows, ensure_ascii=False), "utf-8")
     r = run("score", "items.json", "-e", "finance-hybrid@judge", "-e", "finance-rubric",
@@ -233,9 +240,10 @@ def test_finance_hybrid_model_reads_rubric_decides(project: Path,
                                          "found_in_answer": True}]
     assert ev["values"][0]["via"] == "model extraction" and ev["values"][0]["pass"] is True
     assert hybrid["q2"]["evidence"]["extraction"]["reply"] == "Sorry, I found nothing."
-    # an empty answer is 0 by the rules: no model call for it
+    # an empty answer is 0 by the rules, a plainly wrong one by the code: no model call
     assert hybrid["empty"]["score"] == 0 and "extraction" not in hybrid["empty"]["evidence"]
-    assert len(openai_server.requests) == 9
+    assert "extraction" not in hybrid["q1"]["evidence"]
+    assert len(openai_server.requests) == 6
     assert "Fields (key: meaning):\nlast: latest price / 最新价" in \
         openai_server.requests[0]["messages"][1]["content"]
 

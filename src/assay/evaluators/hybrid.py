@@ -15,10 +15,10 @@ from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
 from .base import missing_fields
 from .judge.evaluator import ask, request_steps
 from .judge.parse import json_objects
-from .rubric import fields as F
-from .rubric.binding import Bound
+from .rubric import words as F
 from .rubric.evaluator import FinanceRubric
 from .rubric.numbers import Mention, normalise, read_numbers
+from .rubric.reader import Bound
 
 SYSTEM = """You extract numbers from an answer to a financial question. You do not judge.
 For each field listed, copy every value the answer states for that field, as it is written
@@ -63,12 +63,15 @@ class FinanceHybrid:
 
     async def evaluate(self, item: Item, answer: Answer,
                        truth: TruthSnapshot | None = None) -> Score:
-        if truth is not None:
-            item = item.with_field("ground_truth", truth.payload_text())
-        prepared = self.rubric.prepare(item, answer)
+        prepared = self.rubric.prepare(item, answer, truth)
         if isinstance(prepared, Score):  # the rules decide without reading values
             return self._named(prepared, {})
-        criteria, _, _ = prepared
+        # Only where the code abstains (two readings that decide differently) is a model
+        # asked to read the answer: a run pays for an LLM call only there.
+        decided = self.rubric.check(item, answer, truth)
+        if decided.status != ScoreStatus.ABSTAINED:
+            return self._named(decided, {})
+        criteria = prepared.criteria
         text = (answer.text or "").strip()
         listing = "\n".join(f"{f}: {F.NAMES_EN[f]} / {F.NAMES_ZH[f]}" for f in criteria.required)
         messages = [{"role": "system", "content": SYSTEM},
@@ -77,16 +80,15 @@ class FinanceHybrid:
         completion, call = await ask(self.client, self.cache, messages)
         extraction: dict[str, Any] = dict(call)
         if completion.error is not None:
-            return self._named(Score(None, ScoreStatus.ERROR,
-                                     f"model call failed: {completion.error}", self.name,
-                                     self.version), extraction)
+            return self._named(Score.error(f"model call failed: {completion.error}", self.name,
+                                           self.version), extraction)
         values, notes = _values(completion.text or "", text, set(criteria.required))
         extraction["read"] = notes
         if values is None:
-            return self._named(Score(None, ScoreStatus.UNSCORED,
-                                     "the extraction reply has no JSON object with a 'values' "
-                                     "list", self.name, self.version), extraction)
-        decision = self.rubric.decide(item, answer, values)
+            return self._named(Score.unscored("the extraction reply has no JSON object with a "
+                                              "'values' list", self.name, self.version),
+                               extraction)
+        decision = self.rubric.decide(item, answer, values, truth)
         return self._named(decision, extraction)
 
     def _named(self, score: Score, extraction: dict[str, Any]) -> Score:

@@ -12,9 +12,9 @@ from typing import Any, Protocol
 from assay.core.errors import ConfigError
 from assay.core.types import TruthSnapshot
 
-# Normalised names (the rubric's field names), in display order.
-FIELDS = ("last", "open", "high", "low", "prev_close", "change", "change_pct", "volume",
-          "turnover", "market_cap", "am_fix", "pm_fix", "bid", "ask", "time")
+from .vocabulary import FIELDS
+
+__all__ = ["FIELDS", "Provider", "clean", "failed", "now", "numeric", "require"]
 
 
 class Provider(Protocol):
@@ -68,17 +68,6 @@ def numeric(value: Any) -> str | None:
     except InvalidOperation:
         return None
     return None if not d.is_finite() else format(d, "f")
-
-
-def normalise(row: dict[str, Any], columns: dict[str, str]) -> dict[str, Any]:
-    """Source columns → normalised fields (numbers as decimal text)."""
-    out: dict[str, Any] = {}
-    for src, name in columns.items():
-        if src in row and name not in out:
-            v = row[src] if name == "time" else numeric(row[src])
-            if v is not None:
-                out[name] = clean(v)
-    return out
 
 
 def failed(provider: str, instrument: str, query: str, message: str, *,

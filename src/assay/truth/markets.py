@@ -1,6 +1,7 @@
 """The market tables Assay knows, as AKShare serves them (and as the recorded snapshot tables
-store them): which function, which key column holds the instrument code, and which source
-columns are which normalised fields. One table serves every instrument of its market."""
+store them): which function and which key column holds the instrument code. One table serves
+every instrument of its market. Which column is which normalised field is said once, for every
+provider, in `vocabulary`."""
 
 from __future__ import annotations
 
@@ -8,28 +9,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-_CN = {"最新价": "last", "今开": "open", "开盘价": "open", "最高": "high", "最高价": "high",
-       "最低": "low", "最低价": "low", "昨收": "prev_close", "昨收价": "prev_close",
-       "涨跌额": "change", "涨跌幅": "change_pct", "成交量": "volume", "成交额": "turnover",
-       "总市值": "market_cap", "最新行情时间": "time", "行情时间": "time"}
-
-
-# Wind real-time fields and the {"data": {...}} quote shape, for stored ground truth.
-WIND = {"RT_LAST": "last", "RT_OPEN": "open", "RT_HIGH": "high", "RT_LOW": "low",
-        "RT_PRE_CLOSE": "prev_close", "RT_CHG": "change", "RT_PCT_CHG": "change_pct",
-        "RT_VOL": "volume", "RT_AMT": "turnover", "RT_MKT_CAP": "market_cap"}
-QUOTE = {"price": "last", "open": "open", "high": "high", "low": "low",
-         "previous_close": "prev_close", "change": "change", "change_percent": "change_pct",
-         "volume": "volume"}
-ANY_SHAPE = {**WIND, **QUOTE, **_CN}
-
 
 @dataclass(frozen=True)
 class Market:
     name: str
     function: str  # the akshare function
     key: str | None  # the column holding the instrument code (None: see `pick`)
-    columns: dict[str, str] = field(default_factory=lambda: dict(_CN))
     kwargs: dict[str, Any] = field(default_factory=dict)
     snapshot: str | None = None  # file prefix of its recorded snapshot tables
 
@@ -48,18 +33,14 @@ MARKETS: dict[str, Market] = {m.name: m for m in (
     Market("global_idx", "index_global_spot_em", "代码", snapshot="global_idx"),
     Market("fx", "forex_spot_em", "代码", snapshot="fx"),
     # CFETS onshore quotes: 货币对 "USD/CNY", 买报价, 卖报价 (forex_spot_em has only CNH/CNYC)
-    Market("cny_onshore", "fx_spot_quote", "货币对", columns={"买报价": "bid", "卖报价": "ask"}),
+    Market("cny_onshore", "fx_spot_quote", "货币对"),
     # SGE gold benchmark (上海金): one row per day; the afternoon fix is labelled 晚盘价
-    Market("sge_benchmark", "spot_golden_benchmark_sge", None,
-           columns={"早盘价": "am_fix", "晚盘价": "pm_fix", "交易时间": "time"}),
+    Market("sge_benchmark", "spot_golden_benchmark_sge", None),
     # SGE spot (Au99.99, Au(T+D) …): one intraday table per instrument; the newest row
-    Market("sge_spot", "spot_quotations_sge", None, columns={"现价": "last", "时间": "time"}),
+    Market("sge_spot", "spot_quotations_sge", None),
     # China government bond yields (中债国债收益率曲线), in percent: CGB10Y → the 10年 column
-    Market("cn_bond", "bond_china_yield", None, columns={"日期": "time"}),
-    Market("comex", "futures_foreign_commodity_realtime", None,
-           columns={"最新价": "last", "开盘价": "open", "最高价": "high", "最低价": "low",
-                    "昨日结算价": "prev_close", "涨跌额": "change", "涨跌幅": "change_pct",
-                    "行情时间": "time"}),
+    Market("cn_bond", "bond_china_yield", None),
+    Market("comex", "futures_foreign_commodity_realtime", None),
 )}
 INDEX_MARKETS = ("cn_index", "h_index", "global_idx")
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import csv
-import json
 import re
 import time
 from collections.abc import Callable
@@ -17,8 +16,9 @@ from typing import Any
 
 from assay.core.types import TruthSnapshot
 
-from .base import clean, failed, normalise, now, numeric, require
-from .markets import ANY_SHAPE, INDEX_MARKETS, MARKETS, Market, bond_tenor, table_code
+from .base import clean, failed, now, numeric, require
+from .markets import INDEX_MARKETS, MARKETS, Market, bond_tenor, table_code
+from .vocabulary import Hints, normalise, snapshot_from_payload
 
 Rows = list[dict[str, Any]]
 
@@ -36,11 +36,7 @@ class Table:
 def _snapshot(provider: str, table: Table, instrument: str, row: dict[str, Any],
               query: str) -> TruthSnapshot:
     source = {k: clean(v) for k, v in row.items()}
-    fields = normalise(row, table.market.columns)
-    if table.market.name == "cny_onshore" and "bid" in fields and "ask" in fields:
-        from decimal import Decimal
-
-        fields["last"] = format((Decimal(fields["bid"]) + Decimal(fields["ask"])) / 2, "f")
+    fields = normalise(row)
     has_number = any(k != "time" for k in fields)
     return TruthSnapshot(provider, instrument, query, table.fetched_at,
                          "ok" if has_number else "empty", fields, source, row,
@@ -82,7 +78,7 @@ def _bond(provider: str, table: Table, instrument: str) -> TruthSnapshot:
     row = max(rows, key=lambda r: str(r.get("日期")))
     value = numeric(row[tenor])
     source = {k: clean(v) for k, v in row.items()}
-    fields = {"last": value, "time": clean(row.get("日期"))}
+    fields = normalise({"收益率": value, "日期": row.get("日期")})
     return TruthSnapshot(provider, instrument, query, table.fetched_at, "ok", fields, source,
                          row, None, "cn_bond", {"收益率": value, "日期": clean(row.get("日期")),
                                                 "曲线名称": curve, "期限": tenor})
@@ -244,33 +240,13 @@ class SnapshotProvider(TableProvider):
 
 def stored(item: dict[str, Any], instrument: str, *, provider: str = "stored",
            market: str | None = None) -> TruthSnapshot:
-    """The item's own `ground_truth`, as recorded with the dataset (FinSearchComp's default)."""
-    raw = item.get("ground_truth")
-    when = _item_time(item.get("time"))
+    """The item's own `ground_truth`, as recorded with the dataset (FinSearchComp's default),
+    read through the one vocabulary."""
     query = "item field 'ground_truth'" + (f" (recorded {item['time']})" if item.get("time")
                                            else "")
-    try:
-        data = json.loads(raw) if isinstance(raw, str) else raw
-    except ValueError:
-        return failed(provider, instrument, query, "the item's ground_truth is not JSON",
-                      market=market, raw=raw)
-    flat = _flatten(data)
-    fields = normalise(flat, ANY_SHAPE)
-    has_number = any(numeric(v) is not None for k, v in flat.items()
-                     if k.upper() not in ("RT_DATE", "RT_TIME") and k not in ("代码", "time"))
-    return TruthSnapshot(provider, instrument, query, when, "ok" if has_number else "empty",
-                         fields, flat, raw,
-                         None if has_number else "the stored ground truth has no number",
-                         market, data)
-
-
-def _flatten(data: Any) -> dict[str, Any]:
-    """Wind's {"CODE___X": {"RT_LAST": …}} and {"data": {…}} shapes → their inner fields."""
-    if isinstance(data, dict) and len(data) == 1:
-        inner = next(iter(data.values()))
-        if isinstance(inner, dict):
-            return dict(inner)
-    return dict(data) if isinstance(data, dict) else {}
+    return snapshot_from_payload(item.get("ground_truth"), hints=Hints.of_item(item),
+                                 provider=provider, instrument=instrument, query=query,
+                                 fetched_at=_item_time(item.get("time")), market=market)
 
 
 def _item_time(value: Any) -> datetime:

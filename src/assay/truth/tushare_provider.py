@@ -10,11 +10,8 @@ from typing import Any
 from assay.core.errors import ConfigError
 from assay.core.types import TruthSnapshot
 
-from .base import clean, failed, normalise, now, require
-
-DAILY = {"close": "last", "open": "open", "high": "high", "low": "low",
-         "pre_close": "prev_close", "change": "change", "pct_chg": "change_pct",
-         "vol": "volume", "amount": "turnover", "trade_date": "time"}
+from .base import clean, failed, now, require
+from .vocabulary import normalise
 
 
 class TushareProvider:
@@ -49,7 +46,7 @@ class TushareProvider:
                           status="empty")
         latest = max(rows, key=lambda r: str(r.get("trade_date", "")))
         source = {k: clean(v) for k, v in latest.items()}
-        fields = normalise(latest, DAILY)
+        fields = normalise(latest)
         return TruthSnapshot(self.name, instrument, query + f" → trade_date "
                              f"{source.get('trade_date')}", started, "ok", fields, source,
                              source, None, market, {"data": {**{k: v for k, v in

@@ -10,8 +10,8 @@ from typing import Any
 from assay.core.errors import ConfigError
 from assay.core.types import TruthSnapshot
 
-from .base import failed, normalise, now, numeric
-from .markets import WIND
+from .base import failed, now, numeric
+from .vocabulary import TIME, normalise
 
 WSQ_FIELDS = "rt_date,rt_time,rt_last,rt_open,rt_high,rt_low,rt_pre_close,rt_chg,rt_pct_chg"
 
@@ -60,9 +60,9 @@ class WindProvider:
         clean_source = {k: (numeric(v) if k not in ("RT_DATE", "RT_TIME") else
                             str(int(v)) if isinstance(v, float) else str(v))
                         for k, v in source.items() if v is not None}
-        fields = normalise(clean_source, WIND)
-        status = "ok" if fields else "empty"
-        return TruthSnapshot(self.name, instrument, query, started, status, fields,
-                             clean_source, source,
-                             None if fields else "Wind returned no value", market,
+        fields = normalise(clean_source)
+        has_number = any(k != TIME for k in fields)
+        return TruthSnapshot(self.name, instrument, query, started,
+                             "ok" if has_number else "empty", fields, clean_source, source,
+                             None if has_number else "Wind returned no value", market,
                              {instrument.replace(".", "___"): clean_source})

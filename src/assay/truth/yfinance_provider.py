@@ -7,11 +7,12 @@ from typing import Any
 
 from assay.core.types import TruthSnapshot
 
-from .base import failed, normalise, now, numeric, require
+from .base import failed, now, numeric, require
+from .vocabulary import normalise
 
-FAST_INFO = {"last_price": "last", "open": "open", "day_high": "high", "day_low": "low",
-             "previous_close": "prev_close", "last_volume": "volume",
-             "market_cap": "market_cap"}
+# the fast_info keys read (their fields are in `vocabulary`)
+FAST_INFO = ("last_price", "open", "day_high", "day_low", "previous_close", "last_volume",
+             "market_cap")
 
 
 class YfinanceProvider:
@@ -42,7 +43,7 @@ class YfinanceProvider:
             return failed(self.name, instrument, query, f"timeout after {self.timeout_s:g} s")
         except Exception as exc:  # the source's failure is this snapshot's status
             return failed(self.name, instrument, query, f"{type(exc).__name__}: {exc}")
-        fields = normalise(source, FAST_INFO)
+        fields = normalise(source)
         if not fields:
             return failed(self.name, instrument, query, "yfinance returned no price",
                           status="empty", raw=source)

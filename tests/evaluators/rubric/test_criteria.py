@@ -50,8 +50,14 @@ def test_required_fields(required: str, fields: tuple[str, ...]) -> None:
 def test_session_and_aliases() -> None:
     c = parse_criteria("必答点：上海金午盘基准价\n精度要求：允许误差范围绝对数值±15")
     assert c.session == "pm"
+    assert dict(c.aliases)["pm_fix"] == "last"  # the answer's "午盘基准价" answers it
     c = parse_criteria("必答点：美元兑离岸人民币最新汇率\n精度要求：仅允许四舍五入误差")
-    assert c.aliases == (("offshore", "last"),)
+    assert c.aliases == (("offshore", "last"), ("pm_fix", "last"))
+    # a plain exchange rate is the onshore one; the offshore quote stays extra information
+    c = parse_criteria("必答点：美元兑人民币最新汇率\n精度要求：仅允许四舍五入误差")
+    assert dict(c.aliases) == {"onshore": "last", "pm_fix": "last"}
+    c = parse_criteria("必答点：中国10年期国债收益率\n精度要求：允许误差范围绝对数值±0.01%")
+    assert c.percent_point and c.required == ("last",)
 
 
 @pytest.mark.parametrize("text", [

@@ -46,7 +46,7 @@ def test_example2_ignores_the_central_parity_and_uses_the_day_range() -> None:
     assert value["accepted"] == ["7.1855", "7.1934"]
     ignored = {i["field"] for i in score.evidence["ignored"]}
     assert "central_parity" in ignored
-    assert score.evidence["truth"]["repairs"] == ["removed trailing comma"]
+    assert score.evidence["truth"]["message"] == "removed trailing comma"
 
 
 def test_example4_close_contradicts_latest_price() -> None:

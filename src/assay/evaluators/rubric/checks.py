@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from assay.core.decimals import plain, round_half_up
 
-from . import fields as F
+from . import words as F
 from .criteria import ABSOLUTE, EXPANDED_RANGE, RANGE, ROUNDING, Rule
 from .truth import Truth, TruthValue
 
@@ -30,10 +30,13 @@ class Check:
 
 
 def truth_for(field: str, truth: Truth, session: str = "") -> TruthValue | None:
+    if field == F.LAST and session == "am" and F.AM_FIX in truth.values:
+        return truth.values[F.AM_FIX]
     value = truth.values.get(field)
-    if value is None and field == F.LAST and session:
-        # An SGE benchmark row (早盘价/晚盘价) answers "the latest benchmark" by its session.
-        value = truth.values.get(F.PM_FIX if session == "pm" else F.AM_FIX)
+    if value is None and field == F.LAST:
+        # An SGE benchmark row (早盘价/晚盘价) answers "the latest benchmark" by its session;
+        # the latest of a day's two fixes is the afternoon one.
+        value = truth.values.get(F.AM_FIX if session == "am" else F.PM_FIX)
     return value
 
 
@@ -52,7 +55,10 @@ def _day_range(truth: Truth) -> tuple[Decimal, Decimal, str]:
 
 
 def check(field: str, value: Decimal, quantum: Decimal, rule: Rule, truth: Truth,
-          session: str = "") -> Check:
+          session: str = "", percent: bool = False) -> Check:
+    """Whether `value` (written to `quantum`) meets `rule` for `field`. `percent`: the quantity
+    is itself in percent (a yield), so a tolerance written "±0.01%" is 0.01 percentage points,
+    as the judge's own example (13.56% ± 0.01% → [13.55%, 13.57%]) reads it."""
     tv = truth_for(field, truth, session)
     if tv is None:
         raise MissingTruth(field)
@@ -68,7 +74,7 @@ def check(field: str, value: Decimal, quantum: Decimal, rule: Rule, truth: Truth
         low, high = round_half_up(lo, quantum), round_half_up(hi, quantum)
         return Check(low <= value <= high, low, high, tv.value, f"{keys} rounded to {plain(quantum)}")
     amount = rule.amount if rule.amount is not None else Decimal(0)
-    if rule.amount_is_percent and field not in F.PERCENT_FIELDS:
+    if rule.amount_is_percent and not percent and field not in truth.percent_fields:
         raise RuleNotApplicable(
             f"a tolerance in % («{rule.text}») is percentage points, which does not apply to "
             f"{F.display(field, 'en')}")

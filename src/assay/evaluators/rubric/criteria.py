@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from assay.core.decimals import to_decimal
 
-from . import fields as F
+from . import words as F
 
 ROUNDING = "rounding"
 RANGE = "range"
@@ -43,10 +43,13 @@ class Criteria:
     # When the rubric itself asks for a qualified quote ("离岸人民币汇率", "central parity"),
     # answer values tied to that qualifier answer the required point.
     aliases: tuple[tuple[str, str], ...] = ()
+    # The required point names a quantity that is itself in percent (a yield, an interest rate)
+    percent_point: bool = False
 
 
-_REQUIRED_LABEL = re.compile(r"(?:必答点|required\s+content)\s*[:：]", re.IGNORECASE)
-_PRECISION_LABEL = re.compile(r"(?:精度要求|accuracy\s+requirements?)\s*[:：]", re.IGNORECASE)
+_REQUIRED_LABEL = re.compile(r"(?:必答点|required\s+(?:content|points?))\s*[:：]", re.IGNORECASE)
+_PRECISION_LABEL = re.compile(r"(?:精度要求|accuracy\s+requirements?|precision(?:\s+requirements?)?)"
+                              r"\s*[:：]", re.IGNORECASE)
 _AMOUNT = r"[±+]?\s*(\d+(?:\.\d+)?)\s*(%|％)?"
 _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (EXPANDED_RANGE, re.compile(
@@ -93,12 +96,32 @@ def parse_rule(text: str) -> Rule:
     raise RubricError(f"precision rule not recognised: «{text}»")
 
 
+_PAREN = re.compile(r"[(（][^)）]*[)）]")
+# A generic word right after another field word is part of its name ("previous close price").
+_GENERIC_LAST = frozenset({"price", "价格", "报价", "quote", "价"})
+
+
 def required_fields(text: str) -> tuple[str, ...]:
+    """The fields a required point names, in order. A parenthesis explains what is outside it
+    ("昨收价（前一交易日收盘价）", "previous close (the prior trading day's closing price)"): its
+    words count only when nothing outside names a field."""
+    outside = _PAREN.sub(lambda m: " " * len(m.group(0)), text)
+    found = _fields_in(outside)
+    return found or _fields_in(text)
+
+
+def _fields_in(text: str) -> tuple[str, ...]:
     found: list[str] = []
     last_named = False  # `last` named by a word other than an instrument-name word
+    prev_end = -10
+    prev_field = ""
     for m in F.REQUIRED_RE.finditer(text.lower()):
         word = m.group(0)
         field = F.REQUIRED_OWNER[word]
+        adjacent = text[prev_end:m.start()].strip() == "" and prev_field not in ("", F.LAST)
+        prev_end, prev_field = m.end(), field
+        if field == F.LAST and word in _GENERIC_LAST and adjacent:
+            continue
         if field == F.LAST and word not in F.NAME_LIKE:
             last_named = True
         if field not in found:
@@ -121,20 +144,32 @@ def parse_criteria(reference: str) -> Criteria:
     if precision_text is None:
         raise RubricError(f"no 精度要求 / Accuracy Requirements in the rubric: «{_clip(text)}»")
     required = required_fields(required_text)
+    lowered = required_text.lower()
+    session = "pm" if re.search(r"午盘|晚盘|afternoon", required_text, re.IGNORECASE) else (
+        "am" if re.search(r"早盘|morning", required_text, re.IGNORECASE) else "")
+    # "午盘价" is the latest afternoon benchmark: the headline of its session
+    required = tuple(dict.fromkeys(F.LAST if f in (F.AM_FIX, F.PM_FIX) else f
+                                   for f in required))
     aliases: list[tuple[str, str]] = []
-    for q in F.QUALIFIER_RE.finditer(required_text.lower()):
+    for q in F.QUALIFIER_RE.finditer(lowered):
         qfield = F.QUALIFIERS[q.group(0)]
-        if qfield in (F.OFFSHORE, F.CENTRAL_PARITY, F.EXTENDED, F.BID, F.ASK):
+        if qfield in (F.OFFSHORE, F.ONSHORE, F.CENTRAL_PARITY, F.EXTENDED, F.BID, F.ASK):
             aliases.append((qfield, F.LAST))
-    if aliases:
-        required = tuple(dict.fromkeys(F.LAST if f in dict(aliases) else f for f in required))
+    if not any(a[0] in (F.OFFSHORE, F.CENTRAL_PARITY) for a in aliases):
+        aliases.append((F.ONSHORE, F.LAST))  # a plain exchange rate is the onshore one
+    # the benchmark of the session asked for (the afternoon one when none is named)
+    aliases.append((F.AM_FIX if session == "am" else F.PM_FIX, F.LAST))
+    alias = dict(aliases)
+    required = tuple(dict.fromkeys(F.LAST if f in alias else f for f in required))
     if not required:
         raise RubricError(f"cannot tell which quantity the required content names: "
                           f"«{required_text}»")
-    session = "pm" if re.search(r"午盘|晚盘|afternoon", required_text, re.IGNORECASE) else (
-        "am" if re.search(r"早盘|morning", required_text, re.IGNORECASE) else "")
+    percent_point = bool(_PERCENT_POINT.search(lowered))
     return Criteria(required, required_text, parse_rule(precision_text), session,
-                    tuple(dict.fromkeys(aliases)))
+                    tuple(dict.fromkeys(aliases)), percent_point)
+
+
+_PERCENT_POINT = re.compile(r"收益率|利率|yield|interest rate|lpr|shibor|hibor|libor|sofr")
 
 
 def _clip(text: str, limit: int = 120) -> str:

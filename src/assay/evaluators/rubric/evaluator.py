@@ -1,15 +1,16 @@
-"""`finance-rubric`: decides 1, 0 or null for a T1 item exactly as the judge's written rules say.
+"""`finance-rubric`: decides 1, 0 or null for a T1 item exactly as the judge's written rules say,
+and abstains where two readings of the answer would decide differently.
 
 Order (from the judge prompt): empty answer → 0; ground truth without a number → null; a
 required point missing → 0; otherwise every value given for a required point must meet the
-precision rule. Values for fields that are not required never count against the answer.
+precision rule. Values for other fields or other instruments never count against the answer.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -17,12 +18,14 @@ from typing import Any
 from assay.core.decimals import plain
 from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
 from assay.evaluators.base import CodeEvaluator
+from assay.truth.vocabulary import snapshot_of_item
 
-from . import fields as F
-from .binding import Bound, bind, with_days
-from .checks import MissingTruth, RuleNotApplicable, check, truth_for
+from . import words as F
+from .checks import Check, MissingTruth, RuleNotApplicable, check, truth_for
 from .criteria import Criteria, RubricError, parse_criteria
-from .truth import Truth, TruthError, parse_truth
+from .instruments import Identity, identity
+from .reader import MINE, Bound, Want, read, with_days
+from .truth import Truth, view
 
 NAME = "finance-rubric"
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -41,6 +44,20 @@ def version() -> str:
 def _lang(item: Item) -> str:
     sample = f"{item.get('prompt') or ''}{item.get('response_reference') or ''}"
     return "zh" if _CJK.search(sample) else "en"
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """What reading and deciding need, once the rules have not already decided; built once
+    per item (the criteria, the truth's values, the instrument's names)."""
+
+    criteria: Criteria
+    truth: Truth
+    ident: Identity
+    lang: str
+    want: Want
+    alias: dict[str, str]
+    evidence: dict[str, Any]  # the part of every score's evidence that does not vary
 
 
 def _latest_only(values: list[Bound]) -> tuple[list[Bound], list[Bound]]:
@@ -69,124 +86,211 @@ def _latest_only(values: list[Bound]) -> tuple[list[Bound], list[Bound]]:
     return keep, earlier
 
 
+def _identity(item: Item, criteria: Criteria, snap: TruthSnapshot) -> Identity:
+    tickers = tuple(str(item.get(k)).strip() for k in ("wind_ticker", "akshare_ticker",
+                                                       "yfinance_ticker")
+                    if item.get(k) not in (None, ""))
+    source = snap.source_fields or {}
+    name = str(source.get("名称") or source.get("name") or "")
+    code = str(source.get("代码") or source.get("symbol") or source.get("ts_code")
+               or snap.instrument or "")
+    tags = item.get("tags")
+    tag_text = " ".join(map(str, tags)) if isinstance(tags, list) else str(tags or "")
+    return identity(str(item.get("prompt") or ""), criteria.required_text, tickers, name,
+                    code, tag_text)
+
+
+_PREPARED: dict[tuple[Any, ...], Score | Prepared] = {}
+
+
+def _prepare(item: Item, truth: TruthSnapshot | None) -> Score | Prepared:
+    lang = _lang(item)
+    zh = lang == "zh"
+    snap = truth if truth is not None else snapshot_of_item(item.fields)
+    tv = view(snap)
+    if snap.status == "error":
+        return Score.error(str(snap.message or "the ground truth cannot be read"), NAME,
+                           version(), evidence={"truth": tv.evidence()})
+    if not tv.values:
+        msg = ("真实实时信息中没有数字，无法评分（null）。" if zh else
+               "The ground truth holds no number: not scored (null).")
+        return Score.null(msg, NAME, version(), evidence={"truth": tv.evidence()})
+    try:
+        criteria = parse_criteria(str(item.get("response_reference") or ""))
+    except RubricError as exc:
+        return Score.error(str(exc), NAME, version(), evidence={"truth": tv.evidence()})
+    evidence: dict[str, Any] = {
+        "required": list(criteria.required),
+        "rule": {"kind": criteria.rule.kind, "text": criteria.rule.text},
+        "truth": tv.evidence(),
+    }
+    if criteria.rule.amount is not None:
+        evidence["rule"]["amount"] = plain(criteria.rule.amount) + (
+            "%" if criteria.rule.amount_is_percent else "")
+    lacking = [f for f in criteria.required if truth_for(f, tv, criteria.session) is None]
+    if lacking:
+        names = _names(lacking, lang)
+        return Score.null(f"真实实时信息中没有{names}的数字，无法评分（null）。" if zh else
+                          f"The ground truth has no value for {names}: not scored (null).",
+                          NAME, version(), evidence=evidence)
+    rule = criteria.rule
+    percent_last = criteria.percent_point or F.LAST in tv.percent_fields
+    if rule.amount_is_percent:
+        off = [f for f in criteria.required if f not in tv.percent_fields
+               and not (f == F.LAST and percent_last)]
+        if off:
+            return Score.error(
+                f"a tolerance in % («{rule.text}») is percentage points, which does not apply "
+                f"to {_names(off, 'en')}", NAME, version(), evidence=evidence)
+    ident = _identity(item, criteria, snap)
+    alias = dict(criteria.aliases)
+    # a dated close answers the previous close when that is asked for, else the close
+    alias[F.DATED_CLOSE] = F.PREV_CLOSE if F.PREV_CLOSE in criteria.required else F.LAST
+    if ident.per != "g" and F.AM_FIX not in tv.values and F.PM_FIX not in tv.values and \
+            not criteria.session:
+        # no benchmark here: "午盘收报…" is a price said in a session, not a fix
+        alias[F.AM_FIX] = alias[F.PM_FIX] = F.LAST
+    if tv.values.get(F.LAST) is not None and tv.values[F.LAST].key.startswith("("):
+        alias.setdefault(F.BID, F.LAST)  # the truth's latest is the middle of bid and ask
+        alias.setdefault(F.ASK, F.LAST)
+    return Prepared(criteria, tv, ident, lang, Want(criteria.required, percent_last), alias,
+                    evidence)
+
+
 class FinanceRubric(CodeEvaluator):
     """The executable T1 rubric. Stateless: one instance serves every item of every run."""
 
     name = NAME
     requires: tuple[str, ...] = ("prompt", "response_reference", "ground_truth")
-    uses_truth = True
 
     @property
     def version(self) -> str:
         return version()
 
     def check(self, item: Item, answer: Answer, truth: TruthSnapshot | None = None) -> Score:
-        if truth is not None:
-            item = item.with_field("ground_truth", truth.payload_text())
-        return self.decide(item, answer)
-
-    def prepare(self, item: Item, answer: Answer) -> Score | tuple[Criteria, Truth, str]:
-        """The steps before reading values: a final Score (empty answer, no truth, bad rubric),
-        or what reading and deciding need. `finance-hybrid` uses it to skip the model call
-        when the rules already decide."""
-        lang = _lang(item)
-        zh = lang == "zh"
-        text = (answer.text or "").strip()
-        if not text:
-            return self._score(0, "回复为空，按规则得0分。" if zh else
-                               "The answer is empty: score 0.", {"rule": "empty answer"})
-        try:
-            truth = parse_truth(item.get("ground_truth"))
-        except TruthError as exc:
-            return self._error(f"{exc}")
-        if not truth.values:
-            msg = ("真实实时信息中没有数字，无法评分（null）。" if zh else
-                   "The ground truth holds no number: not scored (null).")
-            return self._null(msg, {"truth": truth.evidence()})
-        try:
-            criteria = parse_criteria(str(item.get("response_reference") or ""))
-        except RubricError as exc:
-            return self._error(str(exc), {"truth": truth.evidence()})
-        return criteria, truth, lang
-
-    def decide(self, item: Item, answer: Answer, values: list[Bound] | None = None) -> Score:
-        """Decide from the values `bind` reads, or from `values` read by someone else."""
-        prepared = self.prepare(item, answer)
+        """Pure and synchronous. `truth`: the snapshot captured for this answer; None reads the
+        item's stored `ground_truth` through the ground-truth vocabulary."""
+        prepared = self.prepare(item, answer, truth)
         if isinstance(prepared, Score):
             return prepared
-        criteria, truth, lang = prepared
-        return self._decide((answer.text or "").strip(), criteria, truth, lang, values)
+        return self._decide((answer.text or "").strip(), prepared, None)
 
-    def _decide(self, text: str, criteria: Criteria, truth: Truth, lang: str,
-                given: list[Bound] | None = None) -> Score:
+    def prepare(self, item: Item, answer: Answer, truth: TruthSnapshot | None = None
+                ) -> Score | Prepared:
+        """The steps before reading values: a final Score (empty answer, no truth, bad rubric,
+        a required field the truth lacks), or what reading and deciding need."""
+        text = (answer.text or "").strip()
+        if not text:
+            zh = _lang(item) == "zh"
+            return self._score(0, "回复为空，按规则得0分。" if zh else
+                               "The answer is empty: score 0.", {"rule": "empty answer"})
+        if truth is not None:
+            return _prepare(item, truth)
+        f = item.fields
+        raw = f.get("ground_truth")
+        if not isinstance(raw, str):
+            return _prepare(item, None)
+        key = (raw, f.get("prompt"), f.get("response_reference"), f.get("wind_ticker"),
+               f.get("akshare_ticker"), f.get("yfinance_ticker"), f.get("time"),
+               str(f.get("tags")))
+        hit = _PREPARED.get(key)
+        if hit is None:
+            if len(_PREPARED) > 16384:
+                _PREPARED.clear()
+            hit = _PREPARED[key] = _prepare(item, None)
+        return hit
+
+    def decide(self, item: Item, answer: Answer, values: list[Bound] | None = None,
+               truth: TruthSnapshot | None = None) -> Score:
+        """Decide from the values the reader finds, or from `values` read by someone else
+        (`finance-hybrid`'s model extraction)."""
+        prepared = self.prepare(item, answer, truth)
+        if isinstance(prepared, Score):
+            return prepared
+        return self._decide((answer.text or "").strip(), prepared, values)
+
+    def _decide(self, text: str, p: Prepared, given: list[Bound] | None) -> Score:
+        criteria, truth, lang = p.criteria, p.truth, p.lang
         zh = lang == "zh"
-        evidence: dict[str, Any] = {
-            "required": list(criteria.required),
-            "rule": {"kind": criteria.rule.kind, "text": criteria.rule.text},
-            "truth": truth.evidence(),
-        }
-        if criteria.rule.amount is not None:
-            evidence["rule"]["amount"] = plain(criteria.rule.amount) + (
-                "%" if criteria.rule.amount_is_percent else "")
-        lacking = [f for f in criteria.required if truth_for(f, truth, criteria.session) is None]
-        if lacking:
-            names = "、".join(F.display(f, lang) for f in lacking) if zh else ", ".join(
-                F.display(f, "en") for f in lacking)
-            return self._null(
-                f"真实实时信息中没有{names}的数字，无法评分（null）。" if zh else
-                f"The ground truth has no value for {names}: not scored (null).", evidence)
-        bound = given if given is not None else bind(text, criteria.required)
-        if criteria.aliases:
-            alias = dict(criteria.aliases)
-            bound = [replace(b, field=alias.get(b.field, b.field)) for b in bound]
-        values = [b for b in bound if b.field in criteria.required]
+        evidence = dict(p.evidence)
+        percent_last = p.want.percent_last
+        bound = given if given is not None else read(text, p.ident, p.want)
+        alias = p.alias
+        bound = [b if b.field not in alias else replace(b, field=alias[b.field]) for b in bound]
+        required = set(criteria.required)
+        counted = [b for b in bound if b.field in required and (b.doubt or not b.why)]
+        ignored = [b for b in bound if not (b.field in required and (b.doubt or not b.why))]
         earlier: list[Bound] = []
-        if len({b.field for b in values}) < len(values):  # some field has several values
-            values, earlier = _latest_only(with_days(text, values))
-        evidence["ignored"] = [
-            {"field": b.field, "text": b.mention.text, "span": [b.mention.start, b.mention.end]}
-            for b in bound if b.field not in criteria.required] + [
-            {"field": b.field, "text": b.mention.text, "span": [b.mention.start, b.mention.end],
-             "why": "an earlier day than the answer's latest value"} for b in earlier]
-        missing = [f for f in criteria.required if not any(b.field == f for b in values)]
-        if missing:
-            names = "、".join(F.display(f, lang) for f in missing) if zh else ", ".join(
-                F.display(f, "en") for f in missing)
-            evidence["values"] = []
+        if len(counted) > len({b.field for b in counted}):  # some field has several values
+            counted, earlier = _latest_only(with_days(text, counted))
+        certain = [b for b in counted if not b.doubt]
+        evidence["ignored"] = [_ignored(b) for b in ignored] + [
+            {**_ignored(b), "why": "an earlier day than the answer's latest value"}
+            for b in earlier]
+        try:
+            checked = [(b, self._check(b, criteria, truth, percent_last)) for b in counted]
+        except RuleNotApplicable as exc:
+            return Score.error(str(exc), NAME, version(), evidence=evidence)
+        except MissingTruth as exc:  # pragma: no cover - guarded by `lacking` above
+            return Score.null(f"ground truth lacks {exc}", NAME, version(), evidence=evidence)
+        rows = [_row(b, c) for b, c in checked]
+        evidence["values"] = rows
+        sure = [(b, c) for b, c in checked if not b.doubt]
+        maybe = [(b, c) for b, c in checked if b.doubt]
+        covered = {b.field for b in certain}
+        missing = [f for f in criteria.required if f not in covered]
+        all_pass = all(c.passed for _, c in sure)
+        can_be_1 = all_pass and all(f in covered or any(b.field == f and c.passed
+                                                         for b, c in maybe)
+                                    for f in criteria.required)
+        can_be_0 = not all_pass or bool(missing) or any(not c.passed for _, c in maybe)
+        if can_be_1 and can_be_0:
+            candidates = [{**_row(b, c), "doubt": b.why} for b, c in maybe]
+            reason = ("两种读法结论不同，无法确定，弃权：" + "；".join(
+                f"{c['text']}（{c['doubt']}）" for c in candidates) if zh else
+                "Two readings of the answer decide differently; abstained: " + "; ".join(
+                f"{c['text']} ({c['doubt']})" for c in candidates))
+            return Score.abstain(reason, NAME, version(), candidates=candidates,
+                                 evidence=evidence)
+        if missing and not maybe:
             evidence["missing"] = missing
+            names = _names(missing, lang)
             return self._score(0, f"回复缺少必答点：{names}，得0分。" if zh else
                                f"The answer does not state the required {names}: score 0.",
                                evidence)
-        rows: list[dict[str, Any]] = []
+        if missing:
+            evidence["missing"] = missing
+        return self._verdict(0 if can_be_0 else 1, checked, criteria, lang, evidence)
+
+    @staticmethod
+    def _check(b: Bound, criteria: Criteria, truth: Truth, percent_last: bool) -> Check:
+        percent = b.field in truth.percent_fields or (b.field == F.LAST and percent_last)
+        return check(b.field, b.value, b.mention.quantum, criteria.rule, truth,
+                     criteria.session, percent)
+
+    def _verdict(self, value: int, checked: list[tuple[Bound, Check]], criteria: Criteria,
+                 lang: str, evidence: dict[str, Any]) -> Score:
+        zh = lang == "zh"
         parts_ok: list[str] = []
         parts_bad: list[str] = []
-        for b in values:
-            try:
-                c = check(b.field, b.value, b.mention.quantum, criteria.rule, truth,
-                          criteria.session)
-            except RuleNotApplicable as exc:
-                return self._error(str(exc), evidence)
-            except MissingTruth as exc:  # pragma: no cover - guarded by `lacking` above
-                return self._null(f"ground truth lacks {exc}", evidence)
+        for b, c in checked:
             shown = plain(b.value) + ("%" if b.mention.percent else "")
-            rows.append({
-                "field": b.field, "text": b.mention.text,
-                "span": [b.mention.start, b.mention.end], "value": plain(b.value),
-                "via": b.via, "truth": plain(c.truth), "accepted": [plain(c.low), plain(c.high)],
-                "compared": c.how, "pass": c.passed,
-            })
             label = F.display(b.field, lang)
             interval = f"[{plain(c.low)}, {plain(c.high)}]"
             if c.passed:
                 parts_ok.append(f"{label} {shown} 在 {interval} 内" if zh else
                                 f"{label} {shown} within {interval}")
-            else:
+            elif not b.doubt or value == 0:
                 parts_bad.append(f"{label} {shown} 不在 {interval} 内（真实值 {plain(c.truth)}）"
                                  if zh else f"{label} {shown} outside {interval} "
                                  f"(truth {plain(c.truth)})")
-        evidence["values"] = rows
         rule_text = criteria.rule.text
-        if parts_bad:
+        if value == 0:
+            if not parts_bad and evidence.get("missing"):
+                names = _names(evidence["missing"], lang)
+                return self._score(0, f"回复缺少必答点：{names}，得0分。" if zh else
+                                   f"The answer does not state the required {names}: score 0.",
+                                   evidence)
             reason = (f"按「{rule_text}」：" + "；".join(parts_bad) + "，得0分。" if zh else
                       f"Under «{rule_text}»: " + "; ".join(parts_bad) + ": score 0.")
             return self._score(0, reason, evidence)
@@ -195,12 +299,32 @@ class FinanceRubric(CodeEvaluator):
         return self._score(1, reason, evidence)
 
     def _score(self, value: int, reason: str, evidence: dict[str, Any]) -> Score:
-        return Score(float(value), ScoreStatus.SCORED, reason, NAME, version(), (0.0, 1.0),
-                     evidence)
+        return Score(float(value), ScoreStatus.SCORED, reason, NAME, version(), (0.0, 1.0), evidence)
 
-    def _null(self, reason: str, evidence: dict[str, Any]) -> Score:
-        return Score(None, ScoreStatus.NULL, reason, NAME, version(), (0.0, 1.0), evidence)
 
-    def _error(self, reason: str, evidence: dict[str, Any] | None = None) -> Score:
-        return Score(None, ScoreStatus.ERROR, reason, NAME, version(), (0.0, 1.0),
-                     evidence or {})
+def _names(fields: list[str], lang: str) -> str:
+    return ("、" if lang == "zh" else ", ").join(F.display(f, lang) for f in fields)
+
+
+def _row(b: Bound, c: Check) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "field": b.field, "text": b.mention.text, "span": [b.mention.start, b.mention.end],
+        "value": plain(b.value), "via": b.via, "truth": plain(c.truth),
+        "accepted": [plain(c.low), plain(c.high)], "compared": c.how, "pass": c.passed,
+    }
+    if b.about:
+        row["instrument"] = b.about
+    if b.doubt:
+        row["doubt"] = b.why
+    return row
+
+
+def _ignored(b: Bound) -> dict[str, Any]:
+    out: dict[str, Any] = {"field": b.field, "text": b.mention.text,
+                           "span": [b.mention.start, b.mention.end],
+                           "why": b.why or ("not a required point" if b.instrument == MINE
+                                            else "another instrument")}
+    if b.about:
+        out["instrument"] = b.about
+    return out
+

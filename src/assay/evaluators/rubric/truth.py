@@ -1,25 +1,18 @@
-"""Normalising a ground-truth payload into field → value.
-
-Shapes seen in FinSearchComp and its judge prompt: Wind snapshots keyed by instrument
-(`{"SHAU___SGE": {"RT_LAST": …}}`, possibly under `res.data`), a `{"data": {...}}` quote, the CFETS
-FX record, AKShare rows with Chinese column names; as a JSON string or an object.
-"""
+"""The rubric's view of a `TruthSnapshot`: its normalised fields as exact Decimals, each with
+the source column it came from. Nothing is re-parsed here: the shapes and column names are the
+ground-truth vocabulary's business (`assay.truth.vocabulary`)."""
 
 from __future__ import annotations
 
-import json
-import re
-from dataclasses import dataclass, field
-from decimal import Decimal
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from assay.core.decimals import quantum_of, to_decimal
+from assay.core.decimals import quantum_of
+from assay.core.types import TruthSnapshot
+from assay.truth.vocabulary import PERCENT_FIELDS, RATE, TIME, YIELD, origins
 
-from . import fields as F
-
-
-class TruthError(ValueError):
-    """The ground truth cannot be read at all (not JSON, or an unknown nesting)."""
+from . import words as F
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,117 +29,63 @@ class TruthValue:
 @dataclass(frozen=True, slots=True)
 class Truth:
     values: dict[str, TruthValue]
-    instrument: str | None = None
-    meta: dict[str, Any] = field(default_factory=dict)
-    repairs: tuple[str, ...] = ()
+    snapshot: TruthSnapshot
+    percent_fields: frozenset[str]  # fields whose quantity is itself in percent
+    shown: dict[str, Any]  # the evidence form, built once
+
+    @property
+    def status(self) -> str:
+        return self.snapshot.status
 
     def evidence(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "values": {f: {"value": str(v.value), "key": v.key} for f, v in self.values.items()},
-        }
-        if self.instrument:
-            out["instrument"] = self.instrument
-        if self.meta:
-            out["meta"] = self.meta
-        if self.repairs:
-            out["repairs"] = list(self.repairs)
-        return out
+        return self.shown
 
 
-_TRAILING_COMMA = re.compile(r",\s*([}\]])")
-# One decoder, built once: json.loads(..., parse_float=Decimal) builds a new one per call.
-_DECODER = json.JSONDecoder(parse_float=Decimal)
+def _shown(s: TruthSnapshot, values: dict[str, TruthValue]) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "provider": s.provider, "status": s.status,
+        "values": {f: {"value": format(v.value, "f"), "key": v.key} for f, v in values.items()},
+    }
+    if s.instrument:
+        out["instrument"] = s.instrument
+    if s.message:
+        out["message"] = s.message
+    return out
 
 
-def _loads(text: str) -> tuple[Any, tuple[str, ...]]:
-    """Parse JSON, keeping decimals exact. Two repairs for shapes that appear in the judge's own
-    examples (a trailing comma; a bare `"CODE": {...}` member without braces) are applied and
-    recorded; anything else that is not JSON is an error."""
-    try:
-        return _DECODER.decode(text), ()
-    except ValueError as first:
-        candidates: list[tuple[str, tuple[str, ...]]] = []
-        fixed = _TRAILING_COMMA.sub(r"\1", text)
-        if fixed != text:
-            candidates.append((fixed, ("removed trailing comma",)))
-        stripped = fixed.strip()
-        if stripped.startswith('"') and ":" in stripped:
-            candidates.append(("{" + stripped + "}", ("wrapped bare member in braces",)
-                               + (("removed trailing comma",) if fixed != text else ())))
-        for candidate, repairs in candidates:
-            try:
-                return _DECODER.decode(candidate), repairs
-            except ValueError:
-                continue
-        raise TruthError(f"ground_truth is not valid JSON: {first}") from None
+def view(snapshot: TruthSnapshot) -> Truth:
+    """The snapshot's values as Decimals; cached per snapshot object (the stored path hands
+    the same frozen snapshot to every answer of an item)."""
+    key = id(snapshot)
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0] is snapshot:
+        return hit[1]
+    truth = _view(snapshot)
+    if len(_CACHE) > 8192:
+        _CACHE.clear()
+    _CACHE[key] = (snapshot, truth)  # holding the snapshot keeps its id from being reused
+    return truth
 
 
-def _record(payload: Any) -> tuple[dict[str, Any], str | None]:
-    """Descend to the flat record of one instrument."""
-    instrument = None
-    for _ in range(6):
-        if isinstance(payload, list):
-            if len(payload) != 1:
-                raise TruthError(f"ground_truth holds {len(payload)} rows; expected one")
-            payload = payload[0]
-            continue
-        if not isinstance(payload, dict):
-            raise TruthError(f"ground_truth is a {type(payload).__name__}, not an object")
-        if "res" in payload and isinstance(payload["res"], dict):
-            payload = payload["res"]
-            continue
-        if "data" in payload and isinstance(payload["data"], (dict, list)):
-            payload = payload["data"]
-            continue
-        nested = [k for k, v in payload.items() if isinstance(v, dict)]
-        if nested and len(nested) == len(payload):
-            if len(nested) != 1:
-                raise TruthError(f"ground_truth holds {len(nested)} instruments "
-                                 f"({', '.join(nested[:5])}); expected one")
-            instrument = nested[0].replace("___", ".")
-            payload = payload[nested[0]]
-            continue
-        return payload, instrument
-    raise TruthError("ground_truth is nested too deeply")
+_CACHE: dict[int, tuple[TruthSnapshot, Truth]] = {}
 
 
-def _number(val: Any) -> Decimal | None:
-    if isinstance(val, Decimal):
-        return val if val.is_finite() else None
-    if isinstance(val, int):
-        return Decimal(val)
-    if isinstance(val, float):
-        # repr gives the shortest text that round-trips: 3383.2, not 3383.19999…
-        return to_decimal(repr(val))
-    if isinstance(val, str):
-        return to_decimal(val)
-    return None
-
-
-def parse_truth(raw: Any) -> Truth:
-    """Field values of a ground-truth payload. Raises TruthError when it cannot be read."""
-    repairs: tuple[str, ...] = ()
-    if raw is None:
-        return Truth({})
-    if isinstance(raw, str):
-        if not raw.strip():
-            return Truth({})
-        raw, repairs = _loads(raw)
-    record, instrument = _record(raw)
+def _view(snapshot: TruthSnapshot) -> Truth:
+    fields = snapshot.fields or {}
+    names = origins(fields, snapshot.source_fields or {})
     values: dict[str, TruthValue] = {}
-    meta: dict[str, Any] = {}
-    for key, val in record.items():
-        lower = str(key).lower()
-        if lower in F.TRUTH_META_KEYS:
-            meta[str(key)] = val if isinstance(val, (str, int)) else str(val)
+    for f, raw in fields.items():
+        if f == TIME or raw is None or isinstance(raw, bool):
             continue
-        field_name = F.TRUTH_KEYS.get(lower) or F.TRUTH_KEYS.get(str(key))
-        if field_name is None or field_name in values:
+        try:
+            d = Decimal(str(raw))
+        except InvalidOperation:
             continue
-        if isinstance(val, bool):
-            continue
-        number = _number(val)
-        if number is None:
-            continue
-        values[field_name] = TruthValue(number, str(key))
-    return Truth(values, instrument, meta, repairs)
+        if d.is_finite():
+            values[f] = TruthValue(d, names.get(f, f))
+    percent = set(PERCENT_FIELDS)
+    last = values.get(F.LAST)
+    for f in (YIELD, RATE):  # a yield's or a rate's headline is itself in percent
+        if last is not None and f in values and values[f].value == last.value:
+            percent.add(F.LAST)
+    return Truth(values, snapshot, frozenset(percent), _shown(snapshot, values))

@@ -4,6 +4,8 @@
     status    HTTP 503
     not_json  a text body
     slow      sleeps 2 s first
+    echo      HTTP 403 whose page repeats the request's headers (tokens included)
+    surrogate an answer carrying a lone surrogate and a NUL as JSON escapes
 Each request body and its headers are logged."""
 
 from __future__ import annotations
@@ -44,6 +46,11 @@ class AgentServer(LocalServer):
             return web.json_response({"error": "busy"}, status=503)
         if self.mode == "not_json":
             return web.Response(text="<html>oops</html>")
+        if self.mode == "echo":
+            seen = "; ".join(f"{k}: {v}" for k, v in request.headers.items())
+            return web.Response(text=f"<h1>403 Forbidden</h1><p>{seen}</p>", status=403)
+        if self.mode == "surrogate":
+            return web.json_response({"data": {"answer": "1455.00\ud800元\u0000"}})
         if self.mode == "slow":
             await asyncio.sleep(2)
         question = body.get("question", "")

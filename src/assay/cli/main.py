@@ -435,17 +435,26 @@ def models_remove(name: str, models: ModelsFile = None) -> None:
     remove_model(name, models)
 
 
+def _error_line(exc: BaseException) -> str:
+    """One line for an error: any secret Assay sent is masked, and text no terminal encoding
+    can hold is replaced (assay.core.secrets, assay.core.text)."""
+    from assay.core import secrets
+    from assay.core.text import safe_text
+
+    return safe_text(secrets.mask(f"error: {exc}"))[0]
+
+
 def main() -> None:
     try:
         app()
     except AssayError as exc:
-        typer.secho(f"error: {exc}", err=True, fg=typer.colors.RED)
+        typer.secho(_error_line(exc), err=True, fg=typer.colors.RED)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         typer.secho("interrupted: finished results are kept in the store", err=True)
         sys.exit(130)
     except OSError as exc:  # a file the library did not anticipate: still one line
-        typer.secho(f"error: {exc}", err=True, fg=typer.colors.RED)
+        typer.secho(_error_line(exc), err=True, fg=typer.colors.RED)
         sys.exit(1)
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import yaml
 
+from assay.core import secrets
 from assay.core.errors import ConfigError
 from assay.core.yamltext import yaml_mapping
 
@@ -76,6 +77,7 @@ class ModelConfig:
         if not value:
             raise ConfigError(f"model '{self.name}': environment variable {self.api_key_env} "
                               "is not set")
+        secrets.remember(value, self.api_key_env)  # masked wherever an endpoint echoes it
         return value
 
     def public(self) -> dict[str, Any]:

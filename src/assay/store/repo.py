@@ -9,8 +9,10 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, Table, insert, select, update
 
+from assay.core import secrets
 from assay.core.types import Item
 
+from .db import RawJSON
 from .schema import answers, datasets, items, results, reviews, runs, spans, truth_snapshots
 
 _ITEM_BATCH = 5000
@@ -59,7 +61,7 @@ def finish_run(engine: Engine, run_id: str, status: str, summary: dict[str, Any]
 def write_batch(engine: Engine, answer_rows: Iterable[dict[str, Any]],
                 result_rows: Iterable[dict[str, Any]], *, fast: bool = True) -> None:
     """One transaction per batch: a crash loses at most the batch being written."""
-    a, r = list(answer_rows), list(result_rows)
+    a, r = _masked(list(answer_rows)), _masked(list(result_rows))
     with engine.begin() as conn:
         for table, rows in ((answers, a), (results, r)):
             _insert(conn, table, rows, fast=fast)
@@ -127,7 +129,22 @@ def write_rows(engine: Engine, rows: dict[str, list[dict[str, Any]]]) -> None:
     with engine.begin() as conn:
         for name in ("answers", "truth_snapshots", "results", "spans"):
             if rows.get(name):
-                _insert(conn, tables[name], rows[name])
+                _insert(conn, tables[name], _masked(rows[name]))
+
+
+def _masked(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The last guard before a run's rows are written: any secret Assay sent (see
+    assay.core.secrets) that slipped past the boundaries is masked. Free when none was sent."""
+    if not secrets.active():
+        return rows
+    return [{k: _mask(v) for k, v in row.items()} for row in rows]
+
+
+def _mask(value: Any) -> Any:
+    if isinstance(value, RawJSON):  # already JSON text: masked as text, kept as JSON
+        masked = secrets.mask(value)
+        return value if masked == value else RawJSON(masked)
+    return secrets.mask_value(value)
 
 
 def merge_summary(engine: Engine, run_id: str, extra: dict[str, Any]) -> None:
@@ -184,14 +201,17 @@ def get_items(engine: Engine, dataset_id: str, item_ids: Iterable[str] | None = 
 
 
 def delete_errors(engine: Engine, run_id: str) -> tuple[int, int]:
-    """For `assay retry`: drop failed answers (with their results) and failed results, so a
-    resume does that work again. Returns (answers, results) deleted."""
-    from sqlalchemy import and_, delete, tuple_
+    """For `assay retry`: drop what asking again could fix, so a resume does that work again —
+    failed answers and empty replies (with their results), failed results, and judgments left
+    unscored by an empty judge reply. Returns (answers, results) deleted."""
+    from sqlalchemy import and_, delete, or_, tuple_
 
     with engine.begin() as conn:
         failed = conn.execute(select(answers.c.item_id, answers.c.target, answers.c.epoch)
-                              .where(answers.c.run_id == run_id, answers.c.error.is_not(None))
-                              ).all()
+                              .where(answers.c.run_id == run_id,
+                                     or_(answers.c.error.is_not(None), answers.c.text == "",
+                                         answers.c.extras["empty_reply"].as_boolean()
+                                         .is_(True)))).all()
         n_results = 0
         for chunk in range(0, len(failed), 500):
             keys = [tuple(k) for k in failed[chunk:chunk + 500]]
@@ -202,9 +222,16 @@ def delete_errors(engine: Engine, run_id: str) -> tuple[int, int]:
             conn.execute(delete(answers).where(
                 answers.c.run_id == run_id,
                 tuple_(answers.c.item_id, answers.c.target, answers.c.epoch).in_(keys)))
-        n_results += conn.execute(delete(results).where(
-            and_(results.c.run_id == run_id, results.c.status == "error"))).rowcount
+        n_results += conn.execute(delete(results).where(and_(
+            results.c.run_id == run_id,
+            or_(results.c.status == "error",
+                and_(results.c.status == "unscored", results.c.reason == EMPTY_JUDGE_REPLY)))
+        )).rowcount
     return len(failed), n_results
+
+
+# The reason the judge parser gives an empty reply (evaluators/judge/parse.py): worth a retry.
+EMPTY_JUDGE_REPLY = "empty reply"
 
 
 def result_scores(engine: Engine, run_id: str) -> list[tuple[Any, ...]]:

@@ -15,6 +15,8 @@ import orjson
 from assay.core.errors import ConfigError
 from assay.core.types import Answer, Item
 
+from .boundary import settled
+
 
 class CommandTarget:
     kind = "command"
@@ -33,6 +35,9 @@ class CommandTarget:
         return {"type": self.kind, "command": self.argv, "timeout_s": self.timeout_s}
 
     async def answer(self, item: Item) -> Answer:
+        return settled(await self._respond(item))
+
+    async def _respond(self, item: Item) -> Answer:
         payload = orjson.dumps({"id": item.id, **item.fields}, default=str)
         start = time.perf_counter()
         try:

@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.agent_server import AgentServer
-from tests.conftest import SAMPLE
+from tests.conftest import SAMPLE, wait_for_results
 from tests.openai_server import OpenAIServer
 
 ASSAY = str(Path(sys.executable).parent / "assay")
@@ -261,3 +263,46 @@ def test_an_empty_reply_is_one_rule_in_both_modes_and_retry_asks_again(
     got = {(i, e): (s, st) for i, e, s, st in db_rows(
         project, "SELECT item_id, evaluator, score, status FROM results")}
     assert len(got) == 8 and all(v == (1.0, "scored") for v in got.values())
+
+
+# ---- 7. two resumes of one run ------------------------------------------------------------
+
+def test_a_second_resume_of_a_run_is_refused_in_one_line(project: Path,
+                                                          openai_server: OpenAIServer) -> None:
+    write_items(project, 12)
+    openai_server.latency_s = 0.15
+    env = {k: v for k, v in os.environ.items() if k not in ("ASSAY_DB", "ASSAY_MODELS")}
+    env["CANARY_KEY"] = KEY
+    db_path = project / ".assay" / "assay.db"
+    first = subprocess.Popen([ASSAY, "run", "spec.yaml", "-q", "-e", "finance-rubric"],
+                             cwd=project, env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+    wait_for_results(db_path, 2)
+    first.send_signal(signal.SIGKILL)
+    first.wait(10)
+    (run_id,) = db_rows(project, "SELECT id FROM runs")[0]
+    answered_before = {i for (i,) in db_rows(project, "SELECT item_id FROM answers")}
+    asked_before = len(openai_server.requests)
+    resume = subprocess.Popen([ASSAY, "run", "--resume", run_id, "-q"], cwd=project, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:  # until the resume holds the run (a dead one's lease)
+        (owner,) = db_rows(project, "SELECT lease_owner FROM runs")[0]
+        if owner and f":{resume.pid}:" in owner:
+            break
+        time.sleep(0.05)
+    r = run("run", "--resume", run_id, cwd=project)
+    assert r.returncode == 5, r.stderr
+    assert r.stderr.strip().splitlines() == [
+        f"error: run {run_id} is being worked on by another process (process {resume.pid} on "
+        f"{os.uname().nodename}); nothing was done — wait for it to finish, or stop it and "
+        f"resume with: assay run --resume {run_id}"]
+    _, err = resume.communicate(timeout=120)
+    assert resume.returncode == 0, err
+    asked = [b["messages"][-1]["content"].split("|", 1)[0][5:]
+             for b in openai_server.requests[asked_before:]]
+    # every item not answered before the kill is asked once, by one of the two resumes
+    assert sorted(asked) == sorted(f"a{i}" for i in range(12)
+                                   if f"a{i}" not in answered_before)
+    assert len(db_rows(project, "SELECT * FROM results")) == 12
+    assert db_rows(project, "SELECT status, lease_owner FROM runs") == [("finished", None)]

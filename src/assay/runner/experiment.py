@@ -31,7 +31,7 @@ from assay.datasets.loader import Dataset, load_dataset
 from assay.evaluators.base import Evaluator
 from assay.evaluators.build import EvaluatorFactory
 from assay.report.summary import Summary
-from assay.store import repo
+from assay.store import lease, repo
 from assay.store.db import RawJSON
 from assay.targets.base import Target
 from assay.targets.build import build_target
@@ -388,9 +388,21 @@ async def run_experiment(engine: Engine, spec: ExperimentSpec | None, *,
                          overrides: Overrides | None = None, resume: str | None = None,
                          models_file: Path | None = None, use_cache: bool = True,
                          progress: Progress | None = None) -> RunResult:
+    """One owner per run (store/lease.py): a run another process is working on is refused,
+    in one line, before anything is read or sent."""
+    run_id = resume or "r-" + uuid.uuid4().hex[:12]
+    with lease.held(engine, run_id, new=resume is None):
+        return await _run_experiment(engine, spec, run_id=run_id, overrides=overrides,
+                                     resume=resume, models_file=models_file,
+                                     use_cache=use_cache, progress=progress)
+
+
+async def _run_experiment(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
+                          overrides: Overrides | None, resume: str | None,
+                          models_file: Path | None, use_cache: bool,
+                          progress: Progress | None) -> RunResult:
     overrides = overrides or Overrides()
     progress = progress or Progress()
-    run_id = resume or "r-" + uuid.uuid4().hex[:12]
     prior_answers: dict[tuple[str, str, int], Answer] = {}
     prior_results: dict[tuple[str, str, int], set[str]] = {}
     resumed_version: str | None = None

@@ -12,6 +12,7 @@ from sqlalchemy import Connection, Engine, Table, insert, select, update
 from assay.core import secrets
 from assay.core.types import Item
 
+from . import lease
 from .db import RawJSON
 from .schema import answers, datasets, items, results, reviews, runs, spans, truth_snapshots
 
@@ -24,14 +25,16 @@ def now() -> datetime:
 
 def save_dataset(engine: Engine, *, version: str, name: str, path: str, fmt: str,
                  rows: Sequence[Item]) -> bool:
-    """Store a dataset and its items once per content version; False when already stored."""
+    """Store a dataset and its items once per content version; False when already stored.
+
+    Idempotent under concurrency: the dataset row is inserted first, with ON CONFLICT DO
+    NOTHING, so of several runs saving the same version at once exactly one writes the items
+    (the others wait on the write lock, then find the row); no check-then-insert race."""
     with engine.begin() as conn:
-        exists = conn.execute(select(datasets.c.id).where(datasets.c.id == version)).first()
-        if exists:
+        row = {"id": version, "name": name, "path": path, "format": fmt,
+               "n_items": len(rows), "created_at": now()}
+        if not _insert_new(conn, datasets, row):
             return False
-        conn.execute(insert(datasets), [{"id": version, "name": name, "path": path,
-                                         "format": fmt, "n_items": len(rows),
-                                         "created_at": now()}])
         for start in range(0, len(rows), _ITEM_BATCH):
             _insert(conn, items, [
                 {"dataset_id": version, "item_id": it.id, "line": it.line, "fields": it.fields,
@@ -40,22 +43,37 @@ def save_dataset(engine: Engine, *, version: str, name: str, path: str, fmt: str
     return True
 
 
+def _insert_new(conn: Connection, table: Table, row: dict[str, Any]) -> bool:
+    """INSERT … ON CONFLICT DO NOTHING (SQLite, PostgreSQL); whether the row was new."""
+    from sqlalchemy.dialects import postgresql, sqlite
+
+    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
+    stmt = dialect.insert(table).values(**row).on_conflict_do_nothing()
+    key = next(iter(table.primary_key.columns))
+    # RETURNING rather than rowcount: drivers disagree on the rowcount of a skipped insert
+    return conn.execute(stmt.returning(key)).first() is not None
+
+
 def _label(value: Any) -> str | None:
     return value[:255] if isinstance(value, str) else None
 
 
 def create_run(engine: Engine, *, run_id: str, kind: str, dataset_id: str,
                manifest: dict[str, Any]) -> None:
+    """A new run, owned by this process (its lease, see store/lease.py) until it finishes."""
     with engine.begin() as conn:
         conn.execute(insert(runs), [{"id": run_id, "kind": kind, "status": "running",
                                      "dataset_id": dataset_id, "created_at": now(),
-                                     "manifest": manifest}])
+                                     "manifest": manifest, **lease.fields()}])
 
 
 def finish_run(engine: Engine, run_id: str, status: str, summary: dict[str, Any]) -> None:
     with engine.begin() as conn:
         conn.execute(update(runs).where(runs.c.id == run_id).values(
             status=status, finished_at=now(), summary=summary))
+        conn.execute(update(runs).where(runs.c.id == run_id,
+                                        runs.c.lease_owner == lease.owner())
+                     .values(lease_owner=None, lease_until=None))
 
 
 def write_batch(engine: Engine, answer_rows: Iterable[dict[str, Any]],

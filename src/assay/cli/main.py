@@ -292,9 +292,10 @@ def view(
     import os
 
     from assay.store.db import open_engine
-    from assay.web.app import serve
+    from assay.web.app import check_bind, serve
 
     token = os.environ.get("ASSAY_UI_TOKEN") or None
+    check_bind(host, token)  # refused before its URL is printed
     engine = open_engine(db)
     typer.echo(f"Assay UI on http://{host}:{port}/" + (" (token required)" if token else ""))
     serve(engine, host=host, port=port, token=token, models_file=models)

@@ -33,6 +33,7 @@ from assay.evaluators.build import EvaluatorFactory
 from assay.report.summary import Summary
 from assay.store import lease, repo
 from assay.store.db import RawJSON
+from assay.store.reviews import stored_evidence
 from assay.targets.base import Target
 from assay.targets.build import build_target
 from assay.truth.capture import Capture, TruthConfig, with_truth
@@ -231,7 +232,7 @@ class Runner:
                          "epoch": epoch, "evaluator": score.evaluator,
                          "evaluator_version": score.evaluator_version, "score": score.value,
                          "status": str(score.status), "reason": score.reason,
-                         "evidence": RawJSON(orjson.dumps(score.evidence, default=str)
+                         "evidence": RawJSON(orjson.dumps(stored_evidence(score), default=str)
                                              .decode()),
                          "created_at": stamp})
         trace.span("sample", item.id, t_start, time.time(), span_id=trace.root,

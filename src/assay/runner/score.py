@@ -26,6 +26,7 @@ from assay.evaluators.jury import combine
 from assay.report.summary import Summary
 from assay.store import repo
 from assay.store.db import RawJSON
+from assay.store.reviews import stored_evidence
 
 from .gc_tuning import long_lived_data_frozen
 from .manifest import build_manifest
@@ -203,7 +204,7 @@ async def ascore_dataset(engine: Engine, dataset: Dataset, evaluators: Sequence[
             cost = score.evidence.get("cost") if score.evidence else None
             run.summary.add(score.evaluator, item.get(group_by), status, score.value, cost)
             # Evidence is encoded once and the bytes serve both the store and the JSONL.
-            evidence = orjson.dumps(score.evidence)
+            evidence = orjson.dumps(stored_evidence(score))
             result_rows.append({
                 "run_id": run_id, "item_id": item.id, "evaluator": score.evaluator,
                 "evaluator_version": score.evaluator_version, "score": score.value,

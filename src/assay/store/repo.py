@@ -14,6 +14,7 @@ from assay.core.types import Item
 
 from . import lease
 from .db import RawJSON
+from .reviews import check_review_score
 from .schema import answers, datasets, items, results, reviews, runs, spans, truth_snapshots
 
 _ITEM_BATCH = 5000
@@ -271,11 +272,13 @@ def add_review(engine: Engine, *, run_id: str, item_id: str, evaluator: str,
                score: float | None, reason: str, reviewer: str, target: str | None = None,
                epoch: int = 0) -> dict[str, Any]:
     """Correct one result; the raw score is kept. The result must exist (and, when the run has
-    several targets, the target must be named)."""
+    several targets, the target must be named), and the score be null or a finite number in
+    the evaluator's full score (store/reviews.py)."""
     from assay.core.errors import ConfigError
 
     with engine.begin() as conn:
-        q = select(results.c.target, results.c.epoch, results.c.score).where(
+        q = select(results.c.target, results.c.epoch, results.c.score,
+                   results.c.evidence).where(
             results.c.run_id == run_id, results.c.item_id == item_id,
             results.c.evaluator == evaluator, results.c.epoch == epoch)
         if target is not None:
@@ -287,6 +290,7 @@ def add_review(engine: Engine, *, run_id: str, item_id: str, evaluator: str,
         if len(found) > 1:
             raise ConfigError(f"item '{item_id}' has results from several targets "
                               f"({', '.join(sorted(r.target for r in found))}): name one")
+        check_review_score(evaluator, score, found[0].evidence)
         row = {"run_id": run_id, "item_id": item_id, "target": found[0].target,
                "epoch": found[0].epoch, "evaluator": evaluator, "score": score,
                "reason": reason, "reviewer": reviewer, "created_at": now()}

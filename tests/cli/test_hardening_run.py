@@ -306,3 +306,26 @@ def test_a_second_resume_of_a_run_is_refused_in_one_line(project: Path,
                                    if f"a{i}" not in answered_before)
     assert len(db_rows(project, "SELECT * FROM results")) == 12
     assert db_rows(project, "SELECT status, lease_owner FROM runs") == [("finished", None)]
+
+
+# ---- 9. a Python target that never returns ------------------------------------------------
+
+def test_a_hanging_python_target_ends_with_its_timeout(project: Path) -> None:
+    (project / "agents.py").write_text(
+        "import time\n\n"
+        "def answer(item):\n"
+        "    if item['id'] == 'a1':\n"
+        "        time.sleep(3600)\n"
+        "    return '最新价1455.00元'\n", "utf-8")
+    (project / "py.yaml").write_text("""\
+dataset: {path: items.jsonl, id_field: id}
+targets: [{name: fn, type: python, function: "agents:answer"}]
+evaluators: [finance-rubric]
+timeout_s: 1
+""", "utf-8")
+    started = time.monotonic()
+    r = run("run", "py.yaml", cwd=project, timeout=40)
+    assert r.returncode == 0, r.stderr
+    assert time.monotonic() - started < 20  # not 3600 s: the process is not kept alive
+    got = dict(db_rows(project, "SELECT item_id, error FROM answers"))
+    assert got == {"a0": None, "a1": "item timeout after 1 s", "a2": None, "a3": None}

@@ -11,6 +11,7 @@ Replies are scripted: `server.script` is a list of actions taken in order (then 
     ("empty_body",)                        200 with no body at all
     ("echo_auth", 401)                     an error status whose body repeats the request's
                                            Authorization header (a hostile or careless proxy)
+    ("surrogate",)                         the `default` reply with a lone surrogate and a NUL
 Text is sent with JSON escapes (ensure_ascii), so a reply may carry a lone surrogate ("\ud800")
 or a NUL exactly as a real endpoint's JSON can.
 `default` may be a function of the request's messages returning the reply text. `chooser`, when
@@ -98,6 +99,8 @@ class OpenAIServer(LocalServer):
                                                 "type": "test"}}, status=action[1])
         if kind == "empty":
             return await self._reply(request, body, "")
+        if kind == "surrogate":
+            return await self._reply(request, body, self.default(body["messages"]) + "\ud800\x00")
         if kind == "empty_body":
             if body.get("stream"):
                 resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})

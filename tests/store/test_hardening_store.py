@@ -175,3 +175,20 @@ def test_a_run_has_one_owner_at_a_time(tmp_path: Path) -> None:
         until = repo.get_run(engine, "r1")["lease_until"]
         assert until.replace(tzinfo=UTC) > datetime.now(UTC) + timedelta(seconds=50)
     assert repo.get_run(engine, "r1")["lease_owner"] is None
+
+
+# ---- 1. no single item may stop a run --------------------------------------------------------
+
+def test_text_no_boundary_made_safe_is_still_written(tmp_path: Path) -> None:
+    """The last guard: a row with an unpaired surrogate (in a text column, and in a JSON one)
+    is written with it replaced, instead of failing the run's whole transaction."""
+    url = f"sqlite:///{tmp_path / 'w.db'}"
+    engine = open_engine(url)
+    repo.save_dataset(engine, version="v1", name="d", path="d.json", fmt="json",
+                      rows=[Item("a", {}, "v1", 1)])
+    repo.create_run(engine, run_id="r1", kind="run", dataset_id="v1", manifest={})
+    repo.write_rows(engine, {"answers": [
+        {"run_id": "r1", "item_id": "a", "target": "t", "epoch": 0, "text": "x\ud800",
+         "error": None, "latency_s": None, "usage": {}, "extras": {"raw": "y\ud800"}}]})
+    (a,) = repo.list_answers(engine, "r1")
+    assert (a["text"], a["extras"]) == ("x\ufffd", {"raw": "y\ufffd"})

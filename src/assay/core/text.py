@@ -30,7 +30,9 @@ def safe_value(value: Any) -> tuple[Any, bool]:
     """A JSON-like value (str, list, dict, scalars) with every string made safe — keys too —
     and whether anything changed. Unchanged containers are returned as they are (no copy)."""
     if isinstance(value, str):
-        return safe_text(value)
+        cleaned, changed = safe_text(value)
+        # a str subclass (the store's RawJSON) keeps its type when nothing changed
+        return (cleaned, True) if changed else (value, False)
     if isinstance(value, dict):
         out: dict[Any, Any] = {}
         changed = False

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, Table, insert, select, update
 
 from assay.core import secrets
+from assay.core.text import safe_value
 from assay.core.types import Item
 
 from . import lease
@@ -145,10 +146,22 @@ def write_rows(engine: Engine, rows: dict[str, list[dict[str, Any]]]) -> None:
     """Rows for several tables in one transaction (the runner's group commit)."""
     tables = {"answers": answers, "results": results, "spans": spans,
               "truth_snapshots": truth_snapshots}
-    with engine.begin() as conn:
-        for name in ("answers", "truth_snapshots", "results", "spans"):
-            if rows.get(name):
-                _insert(conn, tables[name], _masked(rows[name]))
+
+    def write(batch: dict[str, list[dict[str, Any]]]) -> None:
+        with engine.begin() as conn:
+            for name in ("answers", "truth_snapshots", "results", "spans"):
+                if batch.get(name):
+                    _insert(conn, tables[name], _masked(batch[name]))
+
+    try:
+        write(rows)
+    except (UnicodeEncodeError, TypeError):
+        # Text no boundary made safe (an unpaired surrogate: SQLite and orjson cannot encode
+        # it) must not stop the run: it is replaced, as at the boundaries (core/text.py).
+        safe, changed = safe_value(rows)
+        if not changed:
+            raise
+        write(safe)
 
 
 def _masked(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

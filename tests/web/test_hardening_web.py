@@ -89,7 +89,7 @@ def test_every_response_carries_csp_and_nosniff(two_runs: Store) -> None:
         csp = r.headers["content-security-policy"]
         assert "default-src 'self'" in csp and "frame-ancestors 'none'" in csp, path
         assert "script-src 'self'" in csp and "form-action 'self'" in csp
-        assert r.headers["referrer-policy"] == "no-referrer"
+        assert r.headers["referrer-policy"] == "same-origin"
     assert c.get("/api/runs", headers={"Host": "evil.example"}).headers[
         "x-content-type-options"] == "nosniff"
 

@@ -12,7 +12,7 @@ writes, the token, and the headers every response carries.
   does not stay in the history, the logs or a Referer. Compared as bytes: a non-ASCII token is
   a 401, not a 500.
 * Every response: a Content-Security-Policy (no script, frame or form target from elsewhere),
-  nosniff, no Referer, no framing.
+  nosniff, no Referer to other sites, no framing.
 """
 
 from __future__ import annotations
@@ -33,7 +33,9 @@ HEADERS = {
                                "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
                                "form-action 'self'",
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    # same-origin, not no-referrer: with no-referrer a browser sends "Origin: null" on a form
+    # POST, and the UI could not tell its own review form from a foreign one
+    "Referrer-Policy": "same-origin",
     "X-Frame-Options": "DENY",
 }
 COOKIE = "assay_token"

@@ -4,11 +4,15 @@
     status    HTTP 503
     not_json  a text body
     slow      sleeps 2 s first
+    echo      HTTP 403 whose page repeats the request's headers (tokens included)
+    surrogate an answer carrying a lone surrogate and a NUL as JSON escapes
+`chooser`, when set, picks the mode for each request (None: `mode`).
 Each request body and its headers are logged."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
@@ -20,6 +24,7 @@ class AgentServer(LocalServer):
     def __init__(self) -> None:
         super().__init__()
         self.mode = "answer"
+        self.chooser: Callable[[dict[str, Any]], str | None] | None = None
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
 
@@ -40,11 +45,17 @@ class AgentServer(LocalServer):
         body = await request.json()
         self.requests.append(body)
         self.headers.append(dict(request.headers))
-        if self.mode == "status":
+        mode = (self.chooser(body) if self.chooser is not None else None) or self.mode
+        if mode == "status":
             return web.json_response({"error": "busy"}, status=503)
-        if self.mode == "not_json":
+        if mode == "not_json":
             return web.Response(text="<html>oops</html>")
-        if self.mode == "slow":
+        if mode == "echo":
+            seen = "; ".join(f"{k}: {v}" for k, v in request.headers.items())
+            return web.Response(text=f"<h1>403 Forbidden</h1><p>{seen}</p>", status=403)
+        if mode == "surrogate":
+            return web.json_response({"data": {"answer": "1455.00\ud800元\u0000"}})
+        if mode == "slow":
             await asyncio.sleep(2)
         question = body.get("question", "")
         return web.json_response({"data": {"answer": f"答：{question} 1455.00元",

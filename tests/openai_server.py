@@ -7,7 +7,15 @@ Replies are scripted: `server.script` is a list of actions taken in order (then 
     ("malformed",)                         200 with a body that is not JSON
     ("truncated",)                         200 with a JSON body cut in half
     ("no_content",)                        200 with a completion lacking message content
-`default` may be a function of the request's messages returning the reply text.
+    ("empty",)                             200 with a completion whose content is ""
+    ("empty_body",)                        200 with no body at all
+    ("echo_auth", 401)                     an error status whose body repeats the request's
+                                           Authorization header (a hostile or careless proxy)
+    ("surrogate",)                         the `default` reply with a lone surrogate and a NUL
+Text is sent with JSON escapes (ensure_ascii), so a reply may carry a lone surrogate ("\ud800")
+or a NUL exactly as a real endpoint's JSON can.
+`default` may be a function of the request's messages returning the reply text. `chooser`, when
+set, is asked for an action for each request the script does not cover (None: `default`).
 A request with `"stream": true` gets the same actions as server-sent events, chunked a few
 characters at a time (usage in a last chunk when `stream_options.include_usage` is set);
 "truncated" then cuts the stream before its finish chunk and "malformed" sends a bad event.
@@ -35,6 +43,7 @@ class OpenAIServer(LocalServer):
         super().__init__()
         self.script: list[Action] = []
         self.default: Callable[[list[dict[str, str]]], str] = lambda messages: '{"score": 1}'
+        self.chooser: Callable[[dict[str, Any]], Action | None] | None = None
         self.requests: list[dict[str, Any]] = []
         self.auth: list[str] = []  # Authorization headers seen
         self.latency_s = 0.0
@@ -57,6 +66,12 @@ class OpenAIServer(LocalServer):
         with self._lock:
             return self.script.pop(0) if self.script else None
 
+    def _choose(self, body: dict[str, Any]) -> Action | None:
+        action = self._next()
+        if action is None and self.chooser is not None:
+            action = self.chooser(body)
+        return action
+
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
         with self._lock:
@@ -64,10 +79,10 @@ class OpenAIServer(LocalServer):
             self.auth.append(request.headers.get("Authorization", ""))
         if self.latency_s:
             await asyncio.sleep(self.latency_s)
-        action = self._next()
+        action = self._choose(body)
         while action is not None and action[0] == "delay":
             await asyncio.sleep(action[1])
-            action = self._next()
+            action = self._choose(body)
         if action is None:
             return await self._reply(request, body, self.default(body["messages"]))
         kind = action[0]
@@ -78,6 +93,21 @@ class OpenAIServer(LocalServer):
             return web.json_response({"error": {"message": f"scripted {action[1]}",
                                                 "type": "test"}}, status=action[1],
                                      headers=headers)
+        if kind == "echo_auth":
+            auth = request.headers.get("Authorization", "")
+            return web.json_response({"error": {"message": f"invalid credentials: {auth}",
+                                                "type": "test"}}, status=action[1])
+        if kind == "empty":
+            return await self._reply(request, body, "")
+        if kind == "surrogate":
+            return await self._reply(request, body, self.default(body["messages"]) + "\ud800\x00")
+        if kind == "empty_body":
+            if body.get("stream"):
+                resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+                await resp.prepare(request)
+                await resp.write_eof()
+                return resp
+            return web.Response(body=b"", content_type="application/json")
         if body.get("stream") and kind in ("malformed", "truncated"):
             return await _stream(request, body, "x" * 40, cut=kind)
         if kind == "malformed":
@@ -124,7 +154,7 @@ async def _stream(request: web.Request, body: dict[str, Any], text: str,
     base["object"] = "chat.completion.chunk"
 
     async def event(data: dict[str, Any] | str) -> None:
-        line = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+        line = data if isinstance(data, str) else json.dumps(data)
         await resp.write(f"data: {line}\n\n".encode())
 
     await event({**base, "choices": [{"index": 0, "delta": {"role": "assistant"},

@@ -16,11 +16,12 @@ from assay.web.app import create_app
 from tests.web.conftest import XSS, Store
 
 S01 = "(T1)Assay_Sample_S01_right"
+LOCAL = "http://127.0.0.1:8600"  # the UI answers only to the names it is bound to
 
 
 @pytest.fixture()
 def client(two_runs: Store) -> Iterator[TestClient]:
-    yield TestClient(create_app(open_engine(two_runs.url)))
+    yield TestClient(create_app(open_engine(two_runs.url)), base_url=LOCAL)
 
 
 def test_runs_and_run_summary(client: TestClient, two_runs: Store) -> None:
@@ -81,7 +82,8 @@ def test_review_keeps_the_raw_score_and_corrects_the_aggregate(
     with sqlite3.connect(two_runs.path / "ui.db") as src, \
             sqlite3.connect(tmp_path / "ui.db") as dst:
         src.backup(dst)
-    client = TestClient(create_app(open_engine(f"sqlite:///{tmp_path / 'ui.db'}")))
+    client = TestClient(create_app(open_engine(f"sqlite:///{tmp_path / 'ui.db'}")),
+                        base_url=LOCAL)
     run = two_runs.run_a
     stale = "(T1)Assay_Sample_S01_stale"
     r = client.post(f"/api/runs/{run}/reviews", json={
@@ -122,7 +124,7 @@ def test_other_pages_never_show_keys(client: TestClient, tmp_path_factory: pytes
     models.write_text("models:\n  ds:\n    base_url: https://api.deepseek.com/v1\n"
                       "    model: deepseek-chat\n    api_key_env: DEEPSEEK_API_KEY\n", "utf-8")
     monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-live-SECRET-123")
-    c = TestClient(create_app(open_engine(two_runs.url), models_file=models))
+    c = TestClient(create_app(open_engine(two_runs.url), models_file=models), base_url=LOCAL)
     html = c.get("/models").text
     assert "$DEEPSEEK_API_KEY" in html and "sk-live-SECRET" not in html
     assert "sk-live-SECRET" not in c.get("/api/models").text
@@ -136,7 +138,7 @@ def test_other_pages_never_show_keys(client: TestClient, tmp_path_factory: pytes
 
 
 def test_a_token_guards_the_ui(two_runs: Store) -> None:
-    c = TestClient(create_app(open_engine(two_runs.url), token="s3cret"))
+    c = TestClient(create_app(open_engine(two_runs.url), token="s3cret"), base_url=LOCAL)
     assert c.get("/api/runs").status_code == 401
     assert c.get("/").status_code == 401
     assert c.get("/api/runs", headers={"Authorization": "Bearer s3cret"}).status_code == 200
@@ -154,7 +156,8 @@ def test_serving_beyond_localhost_needs_a_token(two_runs: Store) -> None:
 
 
 def test_listings_come_from_the_registries(tmp_path: Path) -> None:
-    c = TestClient(create_app(open_engine(f"sqlite:///{tmp_path / 'empty.db'}")))
+    c = TestClient(create_app(open_engine(f"sqlite:///{tmp_path / 'empty.db'}")),
+                   base_url=LOCAL)
     evaluators = {e["name"]: e for e in c.get("/api/evaluators").json()}
     assert evaluators["finance-hybrid"]["kind"] == "hybrid"
     assert evaluators["finsearch-t1-judge"]["kind"] == "judge template"

@@ -299,9 +299,10 @@ def view(
     import os
 
     from assay.store.db import open_engine
-    from assay.web.app import serve
+    from assay.web.app import check_bind, serve
 
     token = os.environ.get("ASSAY_UI_TOKEN") or None
+    check_bind(host, token)  # refused before its URL is printed
     engine = open_engine(db)
     typer.echo(f"Assay UI on http://{host}:{port}/" + (" (token required)" if token else ""))
     serve(engine, host=host, port=port, token=token, models_file=models)
@@ -463,17 +464,26 @@ def models_remove(name: str, models: ModelsFile = None) -> None:
     remove_model(name, models)
 
 
+def _error_line(exc: BaseException) -> str:
+    """One line for an error: any secret Assay sent is masked, and text no terminal encoding
+    can hold is replaced (assay.core.secrets, assay.core.text)."""
+    from assay.core import secrets
+    from assay.core.text import safe_text
+
+    return safe_text(secrets.mask(f"error: {exc}"))[0]
+
+
 def main() -> None:
     try:
         app()
     except AssayError as exc:
-        typer.secho(f"error: {exc}", err=True, fg=typer.colors.RED)
+        typer.secho(_error_line(exc), err=True, fg=typer.colors.RED)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         typer.secho("interrupted: finished results are kept in the store", err=True)
         sys.exit(130)
     except OSError as exc:  # a file the library did not anticipate: still one line
-        typer.secho(f"error: {exc}", err=True, fg=typer.colors.RED)
+        typer.secho(_error_line(exc), err=True, fg=typer.colors.RED)
         sys.exit(1)
 
 

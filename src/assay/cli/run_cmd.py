@@ -15,7 +15,7 @@ from assay.runner.execute import RunResult, run_experiment
 from assay.runner.overrides import Overrides
 from assay.runner.pipeline import Progress
 from assay.runner.spec import ExperimentSpec, load_spec
-from assay.store import repo
+from assay.store import lease, repo
 from assay.store.db import Engine, open_engine, redact, resolve_url
 
 from .score_cmd import _print_summary
@@ -45,10 +45,11 @@ def retry_run(run_id: str, *, models_file: Path | None, db: str | None, quiet: b
     if row["status"] == "running":
         raise ConfigError(f"run '{run_id}' is marked running; if its process is gone, "
                           f"continue it with assay run --resume {run_id}")
-    answers, results = repo.delete_errors(engine, run_id)
-    Console(stderr=True).print(f"retrying run {run_id}: {answers} failed target call(s), "
-                               f"{results} failed result(s)")
-    return _execute(engine, None, Overrides(), run_id, True, models_file, db, quiet)
+    with lease.held(engine, run_id):  # nothing is deleted while another process works on it
+        answers, results = repo.delete_errors(engine, run_id)
+        Console(stderr=True).print(f"retrying run {run_id}: {answers} failed target call(s), "
+                                   f"{results} failed result(s)")
+        return _execute(engine, None, Overrides(), run_id, True, models_file, db, quiet)
 
 
 def _execute(engine: Engine, spec: ExperimentSpec | None, overrides: Overrides, resume: str | None,

@@ -40,3 +40,9 @@ class StoreError(AssayError):
     """The database cannot be opened or migrated."""
 
     exit_code = 4
+
+
+class RunBusyError(AssayError):
+    """Another process is working on this run (it holds the run's lease): nothing was done."""
+
+    exit_code = 5

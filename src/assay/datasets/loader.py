@@ -63,11 +63,22 @@ def load_dataset(path: str | Path, *, field_map: Mapping[str, str] | None = None
         rows = list(reader(p))
     except UnicodeDecodeError as exc:
         raise DataError(f"not UTF-8 text ({exc.reason})", path=str(p)) from None
+    if not rows:  # whatever the format: a run of no items is a mistake, not a result
+        raise DataError("no items in the file", path=str(p))
+    # Ids come from prompt_id when the items have one; content hashes only when none has:
+    # a hash id beside real ids would silently change whenever that item's text changed.
+    first_pid = None if id_field else next(
+        (line for row, line in rows if _prompt_id(_apply_map(row, mapping, p, line))), None)
     for row, line in rows:
         fields = _apply_map(row, mapping, p, line)
         for name in required:
             if name not in fields:
                 raise DataError("missing required field", path=str(p), line=line, field=name)
+        if first_pid is not None and not _prompt_id(fields):
+            raise DataError(f"missing or empty, while other items have one (line {first_pid}):"
+                            " give every item a prompt_id, or choose the id field "
+                            "(--id-field, or id_field in a spec)", path=str(p), line=line,
+                            field="prompt_id")
         item_id = _item_id(fields, id_field, p, line)
         if item_id in seen:
             raise DataError(f"duplicate id '{item_id}' (first at {seen[item_id]})",
@@ -88,6 +99,10 @@ def _apply_map(row: dict[str, Any], mapping: Mapping[str, str], path: Path,
                             path=str(path), line=line)
         fields[name] = row[column]
     return fields
+
+
+def _prompt_id(fields: dict[str, Any]) -> str | None:
+    return normalise_prompt_id(fields["prompt_id"]) if "prompt_id" in fields else None
 
 
 def _item_id(fields: dict[str, Any], id_field: str | None, path: Path, line: int) -> str:

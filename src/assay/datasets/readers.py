@@ -1,20 +1,24 @@
 """File formats → rows (dict, 1-based line or row number). One reader per format.
 
 Readers raise DataError naming the file and line; heavy libraries (pyarrow, openpyxl) are
-imported only when their format is read.
+imported only when their format is read. Every row passes one check on its way out (`READERS`
+holds the checked readers): text no store can hold — an unpaired surrogate from a JSON escape
+like "\ud800", a NUL — is a DataError naming file, line and field, not a crash at the first
+write, nor a silent change to the question a target is asked.
 """
 
 from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from assay.core.errors import DataError
+from assay.core.text import safe_text, safe_value
 
 Row = tuple[dict[str, Any], int]
 
@@ -116,7 +120,27 @@ def read_parquet(path: Path) -> Iterator[Row]:
         yield row, index
 
 
+def check_row(row: dict[str, Any], path: Path, line: int) -> None:
+    """DataError at the first field holding an unpaired surrogate or a NUL."""
+    for name, value in row.items():
+        if safe_value(name)[1] or safe_value(value)[1]:
+            raise DataError("holds an unpaired surrogate or a NUL character (a broken "
+                            "\\uXXXX escape or binary data); fix the file",
+                            path=str(path), line=line, field=safe_text(str(name))[0])
+
+
+def checked(read: Callable[[Path], Iterator[Row]]) -> Callable[[Path], Iterator[Row]]:
+    def reader(path: Path) -> Iterator[Row]:
+        for row, line in read(path):
+            check_row(row, path, line)
+            yield row, line
+    reader.__name__ = reader.__qualname__ = read.__name__
+    return reader
+
+
 READERS = {
-    ".json": read_json, ".jsonl": read_jsonl, ".ndjson": read_jsonl, ".csv": read_csv,
-    ".xlsx": read_xlsx, ".parquet": read_parquet, ".pq": read_parquet,
+    ".json": checked(read_json), ".jsonl": checked(read_jsonl),
+    ".ndjson": checked(read_jsonl), ".csv": checked(read_csv),
+    ".xlsx": checked(read_xlsx), ".parquet": checked(read_parquet),
+    ".pq": checked(read_parquet),
 }

@@ -5,17 +5,32 @@ Retries are done here rather than by the SDK (its `max_retries` is 0) so every a
 recorded: 429, 5xx, timeouts, connection errors and malformed or truncated bodies are retried
 with exponential backoff and jitter, honouring Retry-After, up to `max_retries` times. Errors are
 returned as values (`Completion.error`), never cached, never turned into a score.
+
+Empty replies follow one rule in plain and stream mode alike. A completion whose text is empty
+or blank is retried like a transient fault; when the last attempt is empty too, that is the
+model's answer: returned as such (`Completion.empty`, the attempts say "empty reply"), so a
+target's empty answer is flagged and scored as the empty answer it is (the rubric gives 0, never
+a silent gap in the mean) and a judge's empty reply is unscored — both redone by `assay retry`.
+A 200 with no completion at all (no body, no events, no message) is a malformed body: retried,
+then an error.
+
+Replies are made safe here, where they enter: unpaired surrogates and NULs are replaced
+(`Completion.sanitized` says so), and every secret the client sent is masked in replies and
+errors (assay.core.secrets), before anything can store or print them.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from assay.core import secrets
 from assay.core.errors import ConfigError
+from assay.core.text import safe_text
 
 from .config import ModelConfig
 from .limiter import AdaptiveLimiter, RatePacer
@@ -33,6 +48,12 @@ class Completion:
     error: str | None = None
     cached: bool = False
     finish_reason: str | None = None  # "length": the reply was cut by max_tokens
+    sanitized: bool = False  # unpaired surrogates or NULs in the reply were replaced
+
+    @property
+    def empty(self) -> bool:
+        """The model replied, with nothing (after every retry): see the module's docstring."""
+        return self.text is not None and not self.text.strip()
 
     @property
     def retries(self) -> int:
@@ -87,12 +108,15 @@ class ModelClient:
                     text, outcome = _text_of(resp), "malformed: no message content"
                     usage = resp.usage.model_dump() if resp.usage else {}
                     finish = resp.choices[0].finish_reason if resp.choices else None
+                if text is not None and not text.strip() and attempt < self.cfg.max_retries:
+                    text, outcome = None, "empty reply"
                 if text is not None:
-                    attempts.append(_attempt("ok", t0))
+                    attempts.append(_attempt("ok" if text.strip() else "empty reply", t0))
+                    text, sanitized = safe_text(secrets.mask(text))
                     return Completion(text, {k: v for k, v in usage.items()
                                              if isinstance(v, int)},
                                       time.perf_counter() - start, attempts,
-                                      finish_reason=finish)
+                                      finish_reason=finish, sanitized=sanitized)
             except openai.RateLimitError as exc:
                 throttled = True
                 outcome, retry_after = f"429: {_short(exc)}", _retry_after(exc)
@@ -110,7 +134,8 @@ class ModelClient:
             except openai.APIConnectionError as exc:
                 outcome = f"connection error: {_short(exc)}"
             except (openai.APIResponseValidationError, ValueError) as exc:
-                outcome = f"malformed body: {_short(exc)}"
+                outcome = ("malformed: empty body" if isinstance(exc, json.JSONDecodeError)
+                           and not exc.doc.strip() else f"malformed body: {_short(exc)}")
             finally:
                 await self.limiter.release(throttled=throttled)
             if attempt == self.cfg.max_retries:
@@ -137,8 +162,10 @@ class ModelClient:
         parts: list[str] = []
         finish: str | None = None
         usage: dict[str, Any] = {}
+        chunks = 0
         try:
             async for chunk in stream:
+                chunks += 1
                 if chunk.usage is not None:
                     usage = chunk.usage.model_dump()
                 for choice in chunk.choices[:1]:
@@ -151,6 +178,8 @@ class ModelClient:
             raise ValueError(f"stream broken: {type(exc).__name__}: {exc}") from None
         finally:
             await stream.close()
+        if chunks == 0:
+            return None, usage, None, "malformed: empty stream (no events)"
         if finish is None:
             return None, usage, None, "malformed: stream ended before its finish chunk"
         return "".join(parts), usage, finish, "ok"
@@ -188,5 +217,6 @@ def _retry_after(exc: Any) -> float | None:
 
 
 def _short(exc: BaseException, limit: int = 200) -> str:
-    text = str(exc).replace("\n", " ")
-    return text if len(text) <= limit else text[:limit] + "…"
+    """An exception as one line: secrets masked before it is cut (never half a key), and made
+    safe (an error body may carry the same surrogates as a reply)."""
+    return safe_text(secrets.clip(str(exc).replace("\n", " "), limit))[0]

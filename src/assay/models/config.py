@@ -21,6 +21,7 @@ from typing import Any
 
 import yaml
 
+from assay.core import secrets
 from assay.core.errors import ConfigError
 from assay.core.yamltext import yaml_mapping
 
@@ -76,6 +77,7 @@ class ModelConfig:
         if not value:
             raise ConfigError(f"model '{self.name}': environment variable {self.api_key_env} "
                               "is not set")
+        secrets.remember(value, self.api_key_env)  # masked wherever an endpoint echoes it
         return value
 
     def public(self) -> dict[str, Any]:
@@ -91,7 +93,12 @@ def load_models(path: str | Path | None = None) -> dict[str, ModelConfig]:
     p = models_file(path)
     if not p.exists():
         return {}
-    data = yaml_mapping(p.read_text(encoding="utf-8"), str(p))
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start}); the model "
+                          "registry is a YAML file (see assay models add)") from None
+    data = yaml_mapping(text, str(p))
     entries = data.get("models")
     if not isinstance(entries, dict):
         raise ConfigError(f"{p}: expected a 'models:' mapping")
@@ -102,11 +109,35 @@ def load_models(path: str | Path | None = None) -> dict[str, ModelConfig]:
         unknown = set(entry) - {f for f in ModelConfig.__dataclass_fields__ if f != "name"}
         if unknown:
             raise ConfigError(f"{p}: model '{name}': unknown key(s) {', '.join(sorted(unknown))}")
+        for key, value in entry.items():
+            wanted = _FIELD_TYPES[key]
+            if not _is(value, wanted[0]):
+                raise ConfigError(f"{p}: model '{name}': field '{key}' must be {wanted[1]}, "
+                                  f"not {value!r}")
         try:
             out[str(name)] = validate(ModelConfig(name=str(name), **entry))
         except TypeError as exc:
             raise ConfigError(f"{p}: model '{name}': {exc}") from None
     return out
+
+
+# Each registry field's accepted types, and how an error names them. bool is not an int here.
+_FIELD_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
+    "base_url": ((str,), "a URL"), "model": ((str,), "text"),
+    "api_key_env": ((str, type(None)), "the name of an environment variable"),
+    "params": ((dict,), "a mapping"), "max_concurrency": ((int,), "an integer"),
+    "rpm": ((int, type(None)), "an integer"), "timeout_s": ((int, float), "a number"),
+    "max_retries": ((int,), "an integer"),
+    "price_in_per_mtok": ((int, float, type(None)), "a number"),
+    "price_out_per_mtok": ((int, float, type(None)), "a number"),
+    "json_mode": ((bool,), "true or false"), "stream": ((bool,), "true or false"),
+}
+
+
+def _is(value: Any, types: tuple[type, ...]) -> bool:
+    if isinstance(value, bool):
+        return bool in types
+    return isinstance(value, types)
 
 
 def validate(cfg: ModelConfig) -> ModelConfig:

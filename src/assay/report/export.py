@@ -91,9 +91,20 @@ def _csv(data: Iterator[dict[str, Any]], out: Path) -> int:
         w = csv.DictWriter(fh, fieldnames=COLUMNS)
         w.writeheader()
         for row in data:
-            w.writerow(row)
+            w.writerow({k: _csv_cell(v) for k, v in row.items()})
             n += 1
     return n
+
+
+# A spreadsheet reads a cell starting with one of these as a formula (=HYPERLINK(…), +1+cmd|…):
+# a model's or a dataset's text must never run when the CSV is opened (OWASP's rule: a quote).
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _csv_cell(value: Any) -> Any:
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
 
 
 def _jsonl(data: Iterator[dict[str, Any]], out: Path) -> int:

@@ -22,7 +22,7 @@ from assay.core.types import Item
 from assay.datasets.loader import load_dataset
 from assay.datasets.select import select_items
 from assay.evaluators.build import EvaluatorFactory
-from assay.store import repo
+from assay.store import lease, repo
 from assay.store.db import Engine
 from assay.targets.base import Target
 from assay.targets.build import build_target
@@ -61,6 +61,19 @@ async def run_experiment(engine: Engine, spec: ExperimentSpec | None, *,
                          progress: Progress | None = None, kind: str = "run",
                          on_flush: OnFlush | None = None,
                          run_id: str | None = None) -> RunResult:
+    """One owner per run (store/lease.py): a run another process is working on is refused,
+    in one line, before anything is read or sent."""
+    run_id = resume or run_id or (("s-" if kind == "score" else "r-") + uuid.uuid4().hex[:12])
+    with lease.held(engine, run_id, new=resume is None):
+        return await _run(engine, spec, run_id=run_id, overrides=overrides, resume=resume,
+                          models_file=models_file, use_cache=use_cache, progress=progress,
+                          kind=kind, on_flush=on_flush)
+
+
+async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
+               overrides: Overrides | None, resume: str | None, models_file: Path | None,
+               use_cache: bool, progress: Progress | None, kind: str,
+               on_flush: OnFlush | None) -> RunResult:
     progress = progress or Progress()
     prior: Prior | None = None
     if resume is not None:
@@ -79,7 +92,6 @@ async def run_experiment(engine: Engine, spec: ExperimentSpec | None, *,
     ds = spec.dataset
     chosen = select_items(dataset.items, filter=ds.filter, sample=ds.sample, seed=ds.seed,
                           limit=overrides.limit or ds.limit)
-    run_id = resume or run_id or (("s-" if kind == "score" else "r-") + uuid.uuid4().hex[:12])
     factory = EvaluatorFactory(engine, judge_model=spec.judge_model, use_cache=use_cache,
                                models_file=models_file)
     targets: list[Target] = []

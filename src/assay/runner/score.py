@@ -38,7 +38,13 @@ def score_spec(dataset: Path, evaluators: list[str], *, responses: Path | None =
         "commit": "batch", "concurrency": "auto", "group_by": group_by,
         **({"jury": jury} if jury else {}), **({"judge_model": judge_model} if judge_model
                                               else {})}
-    return parse_spec(raw, Path.cwd() / "assay-score.yaml")
+    spec = parse_spec(raw, Path.cwd() / "assay-score.yaml")
+    # The manifest keeps absolute paths (a resume may start elsewhere); this run names the
+    # files as the user wrote them, in its messages too.
+    spec.dataset.path = dataset
+    if responses is not None:
+        spec.targets[0].options["file"] = str(responses)
+    return spec
 
 
 class JsonLines:

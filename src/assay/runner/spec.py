@@ -117,7 +117,11 @@ def load_spec(path: str | Path) -> ExperimentSpec:
     p = Path(path)
     if not p.exists():
         raise ConfigError(f"{p}: no such file")
-    text = p.read_text(encoding="utf-8")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start}); an "
+                          "experiment spec is a YAML or TOML text file") from None
     if p.suffix.lower() == ".toml":
         try:
             data = tomllib.loads(text)

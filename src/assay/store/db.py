@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import orjson
-from sqlalchemy import Engine, create_engine, event, inspect, text
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 
@@ -18,7 +20,7 @@ from assay.core.errors import StoreError
 __all__ = ["DEFAULT_URL", "HEAD", "MIGRATIONS", "Engine", "RawJSON", "current_revision", "migrate",
            "open_engine", "redact", "resolve_url"]
 
-HEAD = "0006"  # newest migration; opening a store at HEAD skips loading Alembic entirely
+HEAD = "0007"  # newest migration; opening a store at HEAD skips loading Alembic entirely
 DEFAULT_URL = "sqlite:///.assay/assay.db"
 MIGRATIONS = Path(__file__).parent / "migrations"
 
@@ -79,19 +81,61 @@ def _sqlite_pragmas(dbapi_conn: object, _record: object) -> None:
 
 def current_revision(engine: Engine) -> str | None:
     with engine.connect() as conn:
-        if not inspect(conn).has_table("alembic_version"):
-            return None
-        return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+        return _revision(conn)
 
 
 def migrate(engine: Engine) -> None:
+    """Bring the store to HEAD: all of it or none of it, one process at a time.
+
+    Every migration runs in one transaction that also holds the store's migration lock, and the
+    revision is read again under the lock: a process killed while tables are created leaves the
+    store as it was (the next command migrates it), and processes opening a fresh store at the
+    same moment take turns (the later ones find it at HEAD). SQLite: BEGIN EXCLUSIVE, with the
+    driver's own transaction handling set aside (it would run CREATE TABLE outside any
+    transaction). PostgreSQL: DDL is transactional; an advisory lock serialises migrators."""
     if current_revision(engine) == HEAD:
         return
-    from alembic import command
-    from alembic.config import Config
+    with engine.connect() as conn, _migration_lock(conn):
+        if _revision(conn) == HEAD:  # another process migrated it while we waited
+            return
+        from alembic import command
+        from alembic.config import Config
 
-    cfg = Config()
-    cfg.set_main_option("script_location", str(MIGRATIONS))
-    with engine.begin() as conn:
+        cfg = Config()
+        cfg.set_main_option("script_location", str(MIGRATIONS))
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "head")
+
+
+# The key of PostgreSQL's transaction-level advisory lock taken while migrating ("assay").
+_PG_LOCK_KEY = 0x6173736179
+
+
+@contextmanager
+def _migration_lock(conn: Connection) -> Iterator[None]:
+    if conn.dialect.name == "sqlite":
+        driver = conn.connection.driver_connection
+        saved = driver.isolation_level  # type: ignore[union-attr]
+        driver.isolation_level = None  # type: ignore[union-attr]  # we issue BEGIN/COMMIT
+        try:
+            conn.exec_driver_sql("BEGIN EXCLUSIVE")  # waits (busy timeout) for another migrator
+            try:
+                yield
+            except BaseException:
+                conn.exec_driver_sql("ROLLBACK")
+                raise
+            conn.exec_driver_sql("COMMIT")
+        finally:
+            conn.rollback()  # SQLAlchemy's own bookkeeping; nothing is left to roll back
+            driver.isolation_level = saved  # type: ignore[union-attr]
+        return
+    with conn.begin():
+        if conn.dialect.name == "postgresql":
+            conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_LOCK_KEY})
+        yield
+
+
+def _revision(conn: Connection) -> str | None:
+    if not inspect(conn).has_table("alembic_version"):
+        return None
+    return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()

@@ -9,8 +9,13 @@ from typing import Any
 
 from sqlalchemy import Connection, DateTime, Engine, Table, insert, select, update
 
+from assay.core import secrets
+from assay.core.text import safe_value
 from assay.core.types import Item
 
+from . import lease
+from .db import RawJSON
+from .reviews import check_review_score
 from .schema import answers, datasets, items, results, reviews, runs, spans, truth_snapshots
 
 _ITEM_BATCH = 5000
@@ -22,14 +27,16 @@ def now() -> datetime:
 
 def save_dataset(engine: Engine, *, version: str, name: str, path: str, fmt: str,
                  rows: Sequence[Item]) -> bool:
-    """Store a dataset and its items once per content version; False when already stored."""
+    """Store a dataset and its items once per content version; False when already stored.
+
+    Idempotent under concurrency: the dataset row is inserted first, with ON CONFLICT DO
+    NOTHING, so of several runs saving the same version at once exactly one writes the items
+    (the others wait on the write lock, then find the row); no check-then-insert race."""
     with engine.begin() as conn:
-        exists = conn.execute(select(datasets.c.id).where(datasets.c.id == version)).first()
-        if exists:
+        row = {"id": version, "name": name, "path": path, "format": fmt,
+               "n_items": len(rows), "created_at": now()}
+        if not _insert_new(conn, datasets, row):
             return False
-        conn.execute(insert(datasets), [{"id": version, "name": name, "path": path,
-                                         "format": fmt, "n_items": len(rows),
-                                         "created_at": now()}])
         for start in range(0, len(rows), _ITEM_BATCH):
             _insert(conn, items, [
                 {"dataset_id": version, "item_id": it.id, "line": it.line, "fields": it.fields,
@@ -38,28 +45,43 @@ def save_dataset(engine: Engine, *, version: str, name: str, path: str, fmt: str
     return True
 
 
+def _insert_new(conn: Connection, table: Table, row: dict[str, Any]) -> bool:
+    """INSERT … ON CONFLICT DO NOTHING (SQLite, PostgreSQL); whether the row was new."""
+    from sqlalchemy.dialects import postgresql, sqlite
+
+    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
+    stmt = dialect.insert(table).values(**row).on_conflict_do_nothing()
+    key = next(iter(table.primary_key.columns))
+    # RETURNING rather than rowcount: drivers disagree on the rowcount of a skipped insert
+    return conn.execute(stmt.returning(key)).first() is not None
+
+
 def _label(value: Any) -> str | None:
     return value[:255] if isinstance(value, str) else None
 
 
 def create_run(engine: Engine, *, run_id: str, kind: str, dataset_id: str,
                manifest: dict[str, Any]) -> None:
+    """A new run, owned by this process (its lease, see store/lease.py) until it finishes."""
     with engine.begin() as conn:
         conn.execute(insert(runs), [{"id": run_id, "kind": kind, "status": "running",
                                      "dataset_id": dataset_id, "created_at": now(),
-                                     "manifest": manifest}])
+                                     "manifest": manifest, **lease.fields()}])
 
 
 def finish_run(engine: Engine, run_id: str, status: str, summary: dict[str, Any]) -> None:
     with engine.begin() as conn:
         conn.execute(update(runs).where(runs.c.id == run_id).values(
             status=status, finished_at=now(), summary=summary))
+        conn.execute(update(runs).where(runs.c.id == run_id,
+                                        runs.c.lease_owner == lease.owner())
+                     .values(lease_owner=None, lease_until=None))
 
 
 def write_batch(engine: Engine, answer_rows: Iterable[dict[str, Any]],
                 result_rows: Iterable[dict[str, Any]], *, fast: bool = True) -> None:
     """One transaction per batch: a crash loses at most the batch being written."""
-    a, r = list(answer_rows), list(result_rows)
+    a, r = _masked(list(answer_rows)), _masked(list(result_rows))
     with engine.begin() as conn:
         for table, rows in ((answers, a), (results, r)):
             _insert(conn, table, rows, fast=fast)
@@ -161,10 +183,37 @@ def write_rows(engine: Engine, rows: dict[str, list[dict[str, Any]]]) -> None:
     """Rows for several tables in one transaction (the runner's group commit)."""
     tables = {"answers": answers, "results": results, "spans": spans,
               "truth_snapshots": truth_snapshots}
-    with engine.begin() as conn:
-        for name in ("answers", "truth_snapshots", "results", "spans"):
-            if rows.get(name):
-                _insert(conn, tables[name], rows[name])
+
+    def write(batch: dict[str, list[dict[str, Any]]]) -> None:
+        with engine.begin() as conn:
+            for name in ("answers", "truth_snapshots", "results", "spans"):
+                if batch.get(name):
+                    _insert(conn, tables[name], _masked(batch[name]))
+
+    try:
+        write(rows)
+    except (UnicodeEncodeError, TypeError):
+        # Text no boundary made safe (an unpaired surrogate: SQLite and orjson cannot encode
+        # it) must not stop the run: it is replaced, as at the boundaries (core/text.py).
+        safe, changed = safe_value(rows)
+        if not changed:
+            raise
+        write(safe)
+
+
+def _masked(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The last guard before a run's rows are written: any secret Assay sent (see
+    assay.core.secrets) that slipped past the boundaries is masked. Free when none was sent."""
+    if not secrets.active():
+        return rows
+    return [{k: _mask(v) for k, v in row.items()} for row in rows]
+
+
+def _mask(value: Any) -> Any:
+    if isinstance(value, RawJSON):  # already JSON text: masked as text, kept as JSON
+        masked = secrets.mask(value)
+        return value if masked == value else RawJSON(masked)
+    return secrets.mask_value(value)
 
 
 def merge_summary(engine: Engine, run_id: str, extra: dict[str, Any]) -> None:
@@ -221,14 +270,17 @@ def get_items(engine: Engine, dataset_id: str, item_ids: Iterable[str] | None = 
 
 
 def delete_errors(engine: Engine, run_id: str) -> tuple[int, int]:
-    """For `assay retry`: drop failed answers (with their results) and failed results, so a
-    resume does that work again. Returns (answers, results) deleted."""
-    from sqlalchemy import and_, delete, tuple_
+    """For `assay retry`: drop what asking again could fix, so a resume does that work again —
+    failed answers and empty replies (with their results), failed results, and judgments left
+    unscored by an empty judge reply. Returns (answers, results) deleted."""
+    from sqlalchemy import and_, delete, or_, tuple_
 
     with engine.begin() as conn:
         failed = conn.execute(select(answers.c.item_id, answers.c.target, answers.c.epoch)
-                              .where(answers.c.run_id == run_id, answers.c.error.is_not(None))
-                              ).all()
+                              .where(answers.c.run_id == run_id,
+                                     or_(answers.c.error.is_not(None), answers.c.text == "",
+                                         answers.c.extras["empty_reply"].as_boolean()
+                                         .is_(True)))).all()
         n_results = 0
         for chunk in range(0, len(failed), 500):
             keys = [tuple(k) for k in failed[chunk:chunk + 500]]
@@ -239,9 +291,16 @@ def delete_errors(engine: Engine, run_id: str) -> tuple[int, int]:
             conn.execute(delete(answers).where(
                 answers.c.run_id == run_id,
                 tuple_(answers.c.item_id, answers.c.target, answers.c.epoch).in_(keys)))
-        n_results += conn.execute(delete(results).where(
-            and_(results.c.run_id == run_id, results.c.status == "error"))).rowcount
+        n_results += conn.execute(delete(results).where(and_(
+            results.c.run_id == run_id,
+            or_(results.c.status == "error",
+                and_(results.c.status == "unscored", results.c.reason == EMPTY_JUDGE_REPLY)))
+        )).rowcount
     return len(failed), n_results
+
+
+# The reason the judge parser gives an empty reply (evaluators/judge/parse.py): worth a retry.
+EMPTY_JUDGE_REPLY = "empty reply"
 
 
 def result_scores(engine: Engine, run_id: str) -> list[tuple[Any, ...]]:
@@ -263,11 +322,13 @@ def add_review(engine: Engine, *, run_id: str, item_id: str, evaluator: str,
                score: float | None, reason: str, reviewer: str, target: str | None = None,
                epoch: int = 0) -> dict[str, Any]:
     """Correct one result; the raw score is kept. The result must exist (and, when the run has
-    several targets, the target must be named)."""
+    several targets, the target must be named), and the score be null or a finite number in
+    the evaluator's full score (store/reviews.py)."""
     from assay.core.errors import ConfigError
 
     with engine.begin() as conn:
-        q = select(results.c.target, results.c.epoch, results.c.score).where(
+        q = select(results.c.target, results.c.epoch, results.c.score,
+                   results.c.evidence).where(
             results.c.run_id == run_id, results.c.item_id == item_id,
             results.c.evaluator == evaluator, results.c.epoch == epoch)
         if target is not None:
@@ -279,6 +340,7 @@ def add_review(engine: Engine, *, run_id: str, item_id: str, evaluator: str,
         if len(found) > 1:
             raise ConfigError(f"item '{item_id}' has results from several targets "
                               f"({', '.join(sorted(r.target for r in found))}): name one")
+        check_review_score(evaluator, score, found[0].evidence)
         row = {"run_id": run_id, "item_id": item_id, "target": found[0].target,
                "epoch": found[0].epoch, "evaluator": evaluator, "score": score,
                "reason": reason, "reviewer": reviewer, "created_at": now()}

@@ -11,6 +11,7 @@ import orjson
 from assay.core.types import Answer, Score, TruthSnapshot
 
 from .db import RawJSON
+from .reviews import stored_evidence
 
 Key = tuple[str, str, int]  # item id, target, epoch: one sample
 
@@ -52,7 +53,7 @@ def result_row(run_id: str, key: Key, score: Score, stamp: datetime,
     return {"run_id": run_id, "item_id": key[0], "target": key[1], "epoch": key[2],
             "evaluator": score.evaluator, "evaluator_version": score.evaluator_version,
             "score": score.value, "status": str(score.status), "reason": score.reason,
-            "evidence": evidence if evidence is not None else json_text(score.evidence),
+            "evidence": evidence if evidence is not None else json_text(stored_evidence(score)),
             "created_at": stamp}
 
 

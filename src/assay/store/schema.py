@@ -52,6 +52,9 @@ runs = Table(
     Column("finished_at", DateTime(timezone=True)),
     Column("manifest", Json, nullable=False),
     Column("summary", Json),
+    # the process working on the run ("host:pid:token") and until when (store/lease.py)
+    Column("lease_owner", String(255)),
+    Column("lease_until", DateTime(timezone=True)),
 )
 
 # A sample is (item, target, epoch): one run may hold several targets and repeats.

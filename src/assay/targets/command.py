@@ -16,6 +16,7 @@ from assay.core.errors import ConfigError
 from assay.core.types import Answer, Item
 
 from .base import TargetContext
+from .boundary import settled
 
 
 class CommandTarget:
@@ -35,6 +36,9 @@ class CommandTarget:
         return {"type": self.kind, "command": self.argv, "timeout_s": self.timeout_s}
 
     async def answer(self, item: Item) -> Answer:
+        return settled(await self._respond(item))
+
+    async def _respond(self, item: Item) -> Answer:
         payload = orjson.dumps({"id": item.id, **item.fields}, default=str)
         start = time.perf_counter()
         try:

@@ -2,11 +2,13 @@
 
 The request body is a JSON template: a string that is exactly `{field}` takes the item's value
 as is (numbers stay numbers); other strings have `{field}` placeholders filled as text. Header
-values may name environment variables as `${VAR}`; they are read at call time and never stored.
+values may name environment variables as `${VAR}`; they are read at call time and never stored
+(nor printed: an agent that echoes one back finds it masked, see assay.core.secrets).
 The answer is taken from the response with a JSONPath (`$.answer`, `$.choices[0].text`)."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -14,14 +16,37 @@ from typing import Any
 
 import orjson
 
+from assay.core import secrets
 from assay.core.errors import ConfigError
 from assay.core.render import SINGLE, render
 from assay.core.types import Answer, Item
 
 from .base import TargetContext, mapping_option
+from .boundary import settled
 
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _WHOLE = re.compile(r"^\{([A-Za-z_][A-Za-z0-9_]*)\}$")
+
+
+def _env_secret(name: str) -> str:
+    """A header's `${VAR}`, read now and remembered as a secret to mask."""
+    value = os.environ.get(name, "")
+    secrets.remember(value, name)
+    return value
+
+
+def _body_text(raw: bytes, limit: int = 200) -> str:
+    """The start of a response body for an error line: masked before it is cut."""
+    return secrets.clip(raw[:65536].decode("utf-8", "replace"), limit)
+
+
+def _loads(raw: bytes) -> Any:
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        # orjson refuses escapes of lone surrogates ("\ud800") that the json module accepts;
+        # such a reply is still an answer: its text is made safe by `settled`
+        return json.loads(raw.decode("utf-8", "replace"))
 
 
 def _jsonpath(expr: str, where: str) -> Any:
@@ -91,6 +116,9 @@ class HttpTarget:
         return fill(self.body)
 
     async def answer(self, item: Item) -> Answer:
+        return settled(await self._respond(item))
+
+    async def _respond(self, item: Item) -> Answer:
         import aiohttp
 
         if self._session is None:
@@ -98,7 +126,7 @@ class HttpTarget:
                 timeout=aiohttp.ClientTimeout(total=self.timeout_s))
         body = self.request_body(item)
         headers = {"Content-Type": "application/json",
-                   **{k: _ENV.sub(lambda m: os.environ.get(m.group(1), ""), v)
+                   **{k: _ENV.sub(lambda m: _env_secret(m.group(1)), v)
                       for k, v in self.headers.items()}}
         start = time.perf_counter()
         extras: dict[str, Any] = {"request": body}
@@ -110,7 +138,7 @@ class HttpTarget:
                 extras["http_status"] = resp.status
                 if resp.status >= 400:
                     return Answer(None, extras, {}, latency, None,
-                                  f"HTTP {resp.status}: {raw[:200].decode('utf-8', 'replace')}")
+                                  f"HTTP {resp.status}: {_body_text(raw)}")
         except TimeoutError:
             return Answer(None, extras, {}, time.perf_counter() - start, None,
                           f"timeout after {self.timeout_s:g} s")
@@ -118,10 +146,10 @@ class HttpTarget:
             return Answer(None, extras, {}, time.perf_counter() - start, None,
                           f"connection error: {type(exc).__name__}: {exc}")
         try:
-            data = orjson.loads(raw)
-        except orjson.JSONDecodeError:
+            data = _loads(raw)
+        except ValueError:
             return Answer(None, extras, {}, latency, None,
-                          f"response is not JSON: {raw[:200].decode('utf-8', 'replace')}")
+                          f"response is not JSON: {_body_text(raw)}")
         found = self._answer.find(data)
         if not found:
             return Answer(None, extras, {}, latency, data,

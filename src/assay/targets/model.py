@@ -13,6 +13,7 @@ from assay.core.types import Answer, Item
 from assay.models.client import ModelClient
 
 from .base import TargetContext, mapping_option
+from .boundary import settled
 
 
 class ModelTarget:
@@ -51,11 +52,14 @@ class ModelTarget:
         c = await self.client.chat(messages, self.params)
         extras: dict[str, Any] = {"messages": messages, "attempts": c.attempts,
                                   "model": self.client.cfg.name,
-                  "finish_reason": c.finish_reason}
+                                  "finish_reason": c.finish_reason}
+        if c.empty:  # the model answered nothing, every retry: scored as such, and flagged
+            extras["empty_reply"] = True
         cost = self.client.cfg.cost(c.usage)
         if cost is not None:
             extras["cost"] = round(cost, 8)
-        return Answer(c.text, extras, c.usage, c.latency_s, None, c.error)
+        return settled(Answer(c.text, extras, c.usage, c.latency_s, None, c.error),
+                       sanitized=c.sanitized)
 
     async def close(self) -> None:
         pass  # the client is shared and closed by its owner

@@ -1,13 +1,20 @@
 """`python`: `module:function`, sync or async, called with the item's fields (a copy) and
-returning the answer text or `{"text": …, "metadata": {…}}`. A sync function runs in a worker
-thread so it cannot stall the other items. An exception is that item's error."""
+returning the answer text or `{"text": …, "metadata": {…}}`. An exception is that item's error.
+
+A sync function runs in a thread of its own, a daemon thread, so it cannot stall the other items
+and a timeout really ends its item: the run's `timeout_s` stops waiting for it, the item is
+marked a timeout, and the thread — which Python cannot stop from outside — is left behind, so a
+function that never returns (`time.sleep(3600)`) no longer keeps the process alive after the run.
+(A thread of asyncio's default executor would: the loop and the interpreter join those at exit.)"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import inspect
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +24,7 @@ from assay.core.errors import ConfigError
 from assay.core.types import Answer, Item
 
 from .base import TargetContext
+from .boundary import settled
 
 
 def load_function(ref: str, where: str, search: Path | None = None) -> Callable[..., Any]:
@@ -53,11 +61,14 @@ class PythonTarget:
         return {"type": self.kind, "function": self.ref}
 
     async def answer(self, item: Item) -> Answer:
+        return settled(await self._respond(item))
+
+    async def _respond(self, item: Item) -> Answer:
         fields = dict(item.fields)
         start = time.perf_counter()
         try:
             out = await self.fn(fields) if self.is_async else \
-                await asyncio.to_thread(self.fn, fields)
+                await in_daemon_thread(self.fn, fields)
         except Exception as exc:
             return Answer(None, {}, {}, time.perf_counter() - start, None,
                           f"{type(exc).__name__}: {exc}")
@@ -81,3 +92,32 @@ class PythonTarget:
 def build(ctx: TargetContext, *, name: str, function: str | Callable[..., Any]) -> PythonTarget:
     return PythonTarget(name, function if callable(function) else str(function),
                         search=ctx.base)
+
+
+async def in_daemon_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    """`fn(*args)` in a new daemon thread; cancelling the await abandons the thread (its result,
+    if it ever comes, is dropped) instead of waiting for it."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def settle(ok: bool, value: Any) -> None:
+        if future.done():  # timed out and cancelled meanwhile
+            return
+        if ok:
+            future.set_result(value)
+        else:
+            future.set_exception(value)
+
+    def call() -> None:
+        try:
+            result = fn(*args)
+        except BaseException as exc:  # handed to the awaiting item, whatever it is
+            ok, value = False, exc
+        else:
+            ok, value = True, result
+        with contextlib.suppress(RuntimeError):  # a closed loop: the run ended without it
+            loop.call_soon_threadsafe(settle, ok, value)
+
+    threading.Thread(target=call, name=f"assay-python-target:{getattr(fn, '__name__', '?')}",
+                     daemon=True).start()
+    return await future

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -39,4 +40,9 @@ class RecordedTarget:
 
 def build(ctx: TargetContext, *, name: str, field: str = "response",
           file: str | None = None) -> RecordedTarget:
-    return RecordedTarget(name, field=str(field), file=(ctx.base / str(file)) if file else None)
+    path = None
+    if file:
+        path = ctx.base / str(file)
+        with contextlib.suppress(ValueError):  # named as the user would write it
+            path = path.relative_to(Path.cwd())
+    return RecordedTarget(name, field=str(field), file=path)

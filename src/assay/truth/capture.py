@@ -10,11 +10,13 @@ Evaluators then receive the snapshot's payload as `ground_truth`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from assay.core import secrets
 from assay.core.errors import ConfigError
+from assay.core.text import safe_value
 from assay.core.types import Item, TruthSnapshot
 
 from .base import Provider, failed
@@ -75,6 +77,9 @@ class Capture:
             cfg.provider, snapshots=cfg.snapshots, date=cfg.date, **options)
 
     async def fetch(self, item: Item) -> TruthSnapshot:
+        return settled_snapshot(await self._fetch(item))
+
+    async def _fetch(self, item: Item) -> TruthSnapshot:
         r = route(self.cfg.provider, item.fields, field=self.cfg.code_field,
                   market=self.cfg.market)
         if r.error is not None:
@@ -86,3 +91,22 @@ class Capture:
         except Exception as exc:  # a provider's bug costs its item, not the run
             return failed(self.cfg.provider, r.instrument, "fetch",
                           f"{type(exc).__name__}: {exc}", market=r.market)
+
+
+def settled_snapshot(snap: TruthSnapshot) -> TruthSnapshot:
+    """A provider's snapshot made safe where it enters: unpaired surrogates and NULs in its
+    values, payload and message replaced (the message then says so), and a provider token
+    echoed anywhere in it masked (assay.core.secrets)."""
+    parts = {"fields": snap.fields, "source_fields": snap.source_fields, "raw": snap.raw,
+             "payload": snap.payload, "message": snap.message}
+    out: dict[str, Any] = {}
+    sanitized = False
+    for name, value in parts.items():
+        out[name], changed = safe_value(secrets.mask_value(value))
+        sanitized = sanitized or changed
+    if not sanitized and not secrets.active():
+        return snap
+    if sanitized:
+        note = "sanitized: unpaired surrogates or NULs replaced"
+        out["message"] = f"{out['message']}; {note}" if out["message"] else note
+    return replace(snap, **out)

@@ -7,6 +7,7 @@ import asyncio
 import os
 from typing import Any
 
+from assay.core import secrets
 from assay.core.errors import ConfigError
 from assay.core.types import TruthSnapshot
 
@@ -26,7 +27,9 @@ class TushareProvider:
 
     def _read(self, code: str) -> list[dict[str, Any]]:
         ts = require("tushare", "tushare")
-        pro = ts.pro_api(os.environ[self.token_env])
+        token = os.environ[self.token_env]
+        secrets.remember(token, self.token_env)  # masked if an error repeats it
+        pro = ts.pro_api(token)
         frame = pro.daily(ts_code=code)
         return [] if frame is None else list(frame.to_dict("records"))
 

@@ -2,11 +2,12 @@
 
 Every asset is served from the package (no CDN); the interactive API docs are a plain page
 rendered from the OpenAPI schema (Swagger UI would load from a CDN). Model and user text is
-untrusted: templates escape everything. Listening beyond 127.0.0.1 requires a token."""
+untrusted: templates escape everything. Listening beyond 127.0.0.1 requires a token; Host
+names, cross-site writes, the token and security headers are checked in web/security.py."""
 
 from __future__ import annotations
 
-import hmac
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import quote
@@ -23,7 +24,7 @@ from assay.report.compare import compare_runs
 from assay.store import repo
 from assay.store.db import Engine
 
-from . import queries
+from . import queries, security
 
 HERE = Path(__file__).parent
 CSS = (report_html.TEMPLATES / "assay.css").read_text("utf-8")
@@ -49,25 +50,17 @@ def _env() -> Environment:
 
 
 def create_app(engine: Engine, *, token: str | None = None,
-               models_file: Path | None = None) -> FastAPI:
+               models_file: Path | None = None,
+               hosts: Iterable[str] | None = security.LOCAL_HOSTS) -> FastAPI:
+    """`hosts`: the Host names answered (None: any — a server on every interface, which
+    `serve` allows only with a token)."""
     app = FastAPI(title="Assay", version=__version__, docs_url=None, redoc_url=None)
     env = _env()
 
     def page(name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
         return HTMLResponse(env.get_template(name).render(**ctx), status_code=status)
 
-    if token:
-        @app.middleware("http")
-        async def require_token(request: Request, call_next: Any) -> Response:
-            given = (request.headers.get("authorization", "").removeprefix("Bearer ").strip()
-                     or request.cookies.get("assay_token") or
-                     request.query_params.get("token") or "")
-            if not hmac.compare_digest(given, token):
-                return JSONResponse({"detail": "a token is required (ASSAY_UI_TOKEN)"}, 401)
-            response: Response = await call_next(request)
-            if request.query_params.get("token"):
-                response.set_cookie("assay_token", token, httponly=True, samesite="strict")
-            return response
+    security.install(app, token=token, hosts=hosts)
 
     @app.exception_handler(LookupError)
     async def not_found(request: Request, exc: LookupError) -> Response:
@@ -102,7 +95,7 @@ def create_app(engine: Engine, *, token: str | None = None,
         summary = queries.run_summary(engine, run_id)
         data = queries.results_page(engine, run_id, evaluator=evaluator or None,
                                     status=status or None, label=label or None,
-                                    score=score or None, page=page_no)
+                                    score=score or None, page=_page(page_no))
         filters = {"evaluator": evaluator or "", "status": status or "",
                    "label": label or "", "score": score or ""}
         return page("run.html.j2", s=summary, data=data, filters=filters,
@@ -158,7 +151,8 @@ def create_app(engine: Engine, *, token: str | None = None,
                     label: str | None = None, score: str | None = None, page: int = 1,
                     size: int = queries.PAGE) -> dict[str, Any]:
         return queries.results_page(engine, run_id, evaluator=evaluator, status=status,
-                                    label=label, score=score, page=page, size=size)
+                                    label=label, score=score, page=_page(page),
+                                    size=min(max(1, size), MAX_SIZE))
 
     @app.get("/api/runs/{run_id}/items/{item_id:path}")
     def api_item(run_id: str, item_id: str) -> dict[str, Any]:
@@ -203,6 +197,15 @@ def create_app(engine: Engine, *, token: str | None = None,
     return app
 
 
+MAX_PAGE = 1_000_000  # far past any run's last page, and small enough for any OFFSET
+MAX_SIZE = 1000
+
+
+def _page(n: int) -> int:
+    """A page number any database can offset by (9223372036854775807 overflowed: a 500)."""
+    return min(max(1, n), MAX_PAGE)
+
+
 def _float(text: str) -> float:
     try:
         return float(text)
@@ -244,15 +247,21 @@ def _models(models_file: Path | None) -> list[dict[str, Any]]:
     return [m.public() for m in load_models(models_file).values()]
 
 
+def check_bind(host: str, token: str | None) -> None:
+    """Refuse, before anything is printed or opened, to serve beyond this machine without a
+    token."""
+    if host not in security.LOCAL_HOSTS and not token:
+        raise ConfigError(f"listening on {host} makes the UI reachable from other machines: "
+                          "set ASSAY_UI_TOKEN to a secret first")
+
+
 def serve(engine: Engine, *, host: str, port: int, token: str | None,
           models_file: Path | None = None) -> None:
     import uvicorn
 
-    local = host in ("127.0.0.1", "localhost", "::1")
-    if not local and not token:
-        raise ConfigError(f"listening on {host} makes the UI reachable from other machines: "
-                          "set ASSAY_UI_TOKEN to a secret first")
-    uvicorn.run(create_app(engine, token=token, models_file=models_file), host=host,
+    check_bind(host, token)
+    uvicorn.run(create_app(engine, token=token, models_file=models_file,
+                           hosts=security.allowed_hosts(host)), host=host,
                 port=port, log_level="warning")
 
 

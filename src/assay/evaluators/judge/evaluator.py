@@ -32,7 +32,8 @@ async def ask(client: ModelClient, cache: ResponseCache | None,
                                     finish_reason=hit.get("finish_reason"))
     if completion is None:
         completion = await client.chat(messages, extra)
-        if completion.error is None and cache is not None:
+        # an empty reply is not kept: asking again (assay retry) must really ask again
+        if completion.error is None and not completion.empty and cache is not None:
             cache.put(key, cfg.name, {"text": completion.text, "usage": completion.usage,
                                       "finish_reason": completion.finish_reason})
     record = {
@@ -41,6 +42,8 @@ async def ask(client: ModelClient, cache: ResponseCache | None,
         "latency_s": round(completion.latency_s, 4), "attempts": completion.attempts,
         "cached": completion.cached, "cache_key": key,
     }
+    if completion.sanitized:  # the reply held characters no store can keep (see core/text.py)
+        record["sanitized"] = True
     cost = cfg.cost(completion.usage)
     if cost is not None:
         record["cost"] = 0.0 if completion.cached else round(cost, 8)  # a cache hit is free

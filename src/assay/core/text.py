@@ -1,0 +1,57 @@
+"""Text made safe once, where it enters Assay (model and agent replies, provider payloads).
+
+A JSON reply may carry an escape like "\\ud800": an unpaired UTF-16 surrogate, which Python
+holds in a str but which has no UTF-8 form, so the first encode (SQLite, orjson, the terminal)
+raises. NUL is valid UTF-8 but PostgreSQL refuses it in text and JSONB. Both are replaced by
+U+FFFD at the boundary, and the caller records that it happened; nothing downstream then needs
+to care. Pure functions: nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+REPLACEMENT = "\ufffd"
+# An unpaired surrogate or a NUL. A valid pair never appears in a Python str decoded from JSON
+# (json joins "\ud83d\ude00" into one code point), so any surrogate left is unpaired.
+_UNSAFE = re.compile("[\ud800-\udfff\x00]")
+
+
+def safe_text(text: str) -> tuple[str, bool]:
+    """`text` with unpaired surrogates and NULs replaced by U+FFFD, and whether any was."""
+    if text.isascii() and "\x00" not in text:  # the common case, in C, without a regex scan
+        return text, False
+    cleaned, n = _UNSAFE.subn(REPLACEMENT, text)
+    return cleaned, n > 0
+
+
+def safe_value(value: Any) -> tuple[Any, bool]:
+    """A JSON-like value (str, list, dict, scalars) with every string made safe — keys too —
+    and whether anything changed. Unchanged containers are returned as they are (no copy)."""
+    if isinstance(value, str):
+        cleaned, changed = safe_text(value)
+        # a str subclass (the store's RawJSON) keeps its type when nothing changed
+        return (cleaned, True) if changed else (value, False)
+    if isinstance(value, dict):
+        out: dict[Any, Any] = {}
+        changed = False
+        for k, v in value.items():
+            k2, ck = safe_value(k) if isinstance(k, str) else (k, False)
+            v2, cv = safe_value(v)
+            changed = changed or ck or cv
+            out[k2] = v2
+        return (out, True) if changed else (value, False)
+    if isinstance(value, (list, tuple)):
+        items = [safe_value(v) for v in value]
+        if any(c for _, c in items):
+            seq = [v for v, _ in items]
+            return (seq if isinstance(value, list) else tuple(seq)), True
+        return value, False
+    return value, False
+
+
+def unsafe_position(text: str) -> int | None:
+    """The index of the first unpaired surrogate or NUL, or None (for error messages)."""
+    found = _UNSAFE.search(text)
+    return found.start() if found else None

@@ -1,0 +1,86 @@
+"""The boundary helpers of issue 13: text made safe (unpaired surrogates, NULs) and secrets
+masked, applied to a target's answer and a provider's snapshot."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from assay.core import secrets
+from assay.core.text import REPLACEMENT, safe_text, safe_value, unsafe_position
+from assay.core.types import Answer, TruthSnapshot
+from assay.targets.boundary import settled
+from assay.truth.capture import settled_snapshot
+
+
+@pytest.fixture(autouse=True)
+def _no_secrets() -> Iterator[None]:
+    secrets.forget_all()
+    yield
+    secrets.forget_all()
+
+
+def test_safe_text_replaces_unpaired_surrogates_and_nuls_only() -> None:
+    assert safe_text("plain") == ("plain", False)
+    assert safe_text("最新价 😀") == ("最新价 😀", False)
+    assert safe_text("a\ud800b\udc00c\x00") == (f"a{REPLACEMENT}b{REPLACEMENT}c{REPLACEMENT}",
+                                               True)
+    assert unsafe_position("ab\x00") == 2 and unsafe_position("ok") is None
+
+
+@given(st.text())
+def test_safe_text_is_always_encodable_and_leaves_clean_text_alone(text: str) -> None:
+    cleaned, changed = safe_text(text)
+    cleaned.encode("utf-8")
+    assert "\x00" not in cleaned
+    assert changed == (cleaned != text)
+
+
+def test_safe_value_walks_containers_and_copies_only_when_needed() -> None:
+    clean = {"a": [1, "x", {"b": None}]}
+    assert safe_value(clean) == (clean, False) and safe_value(clean)[0] is clean
+    dirty = {"k\ud800": ["ok", ("t\x00",)], "n": 1.5}
+    assert safe_value(dirty) == ({f"k{REPLACEMENT}": ["ok", (f"t{REPLACEMENT}",)], "n": 1.5},
+                                 True)
+
+
+def test_secrets_are_masked_longest_first_and_before_cutting() -> None:
+    secrets.remember("sk-abcdef123456", "KEY")
+    secrets.remember("sk-abcdef123456-long", "LONG")
+    secrets.remember("short", "TOO_SHORT")  # below the minimum length: never masked
+    assert secrets.mask("Bearer sk-abcdef123456-long and sk-abcdef123456 short") == \
+        "Bearer [secret $LONG] and [secret $KEY] short"
+    text = "x" * 195 + "sk-abcdef123456"
+    assert "sk-abc" not in secrets.clip(text, 200)
+    assert secrets.mask_value({"h": ["sk-abcdef123456"]}) == {"h": ["[secret $KEY]"]}
+
+
+def test_a_target_answer_is_settled_and_says_what_changed() -> None:
+    secrets.remember("tok-0123456789", "AGENT_TOKEN")
+    a = Answer("ok\ud800", {"headers": "Bearer tok-0123456789"}, {"total_tokens": 3}, 0.1,
+               {"echo": "tok-0123456789\x00"}, None)
+    s = settled(a)
+    assert s.text == f"ok{REPLACEMENT}" and s.extras["headers"] == "Bearer [secret $AGENT_TOKEN]"
+    assert s.raw == {"echo": f"[secret $AGENT_TOKEN]{REPLACEMENT}"}
+    assert s.extras["sanitized"] == ["text", "raw"] and s.usage == {"total_tokens": 3}
+    clean = Answer("fine", {"x": 1})
+    assert settled(clean).extras == {"x": 1} and "sanitized" not in settled(clean).extras
+
+
+def test_a_provider_snapshot_is_settled() -> None:
+    secrets.remember("ts-token-abcdef", "TUSHARE_TOKEN")
+    snap = TruthSnapshot("tushare", "600519.SH", "q", datetime.now(UTC), "error",
+                         {"last": 1.0}, {"名称\ud800": "x"}, None,
+                         "HTTP 403 token=ts-token-abcdef", None, {"data": {"last": "1\x00"}})
+    s = settled_snapshot(snap)
+    assert s.source_fields == {f"名称{REPLACEMENT}": "x"}
+    assert s.payload == {"data": {"last": f"1{REPLACEMENT}"}}
+    assert s.message == ("HTTP 403 token=[secret $TUSHARE_TOKEN]; sanitized: unpaired "
+                         "surrogates or NULs replaced")
+    secrets.forget_all()
+    fine = TruthSnapshot("x", "y", "q", datetime.now(UTC), "ok", {"last": 1.0})
+    assert settled_snapshot(fine) is fine

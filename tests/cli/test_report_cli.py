@@ -66,7 +66,7 @@ def test_review_cli_and_corrected_aggregates(store: Store) -> None:
     assert r.returncode == 0, r.stderr
     line = next(x for x in r.stdout.splitlines() if x.startswith("│ finance-rubric"))
     cells = [c.strip() for c in line.split("│") if c.strip()]
-    assert cells[3] == "0.557" and cells[8] == "1" and cells[9] == "0.567"
+    assert cells[3] == "0.557" and cells[9] == "1" and cells[10] == "0.567"  # +abstained
     assert "finance-rubric by answer_kind" in r.stdout
     stale_row = next(x for x in r.stdout.splitlines() if x.startswith("│ stale"))
     assert [c.strip() for c in stale_row.split("│") if c.strip()][3] == "0.000"

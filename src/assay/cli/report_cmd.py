@@ -33,12 +33,13 @@ def _ci(ci: tuple[float, float] | None) -> str:
 
 def agg_table(title: str, first: str, rows: list[tuple[str, Agg]]) -> Table:
     t = Table(title=title)
-    for col in (first, "items", "scored", "mean", "95% CI", "null", "unscored", "error",
+    for col in (first, "items", "scored", "mean", "95% CI", "null", "unscored", "abstained",
+                "error",
                 "reviewed", "corrected mean"):
         t.add_column(col, justify="left" if col == first else "right")
     for name, a in rows:
         t.add_row(escape(name), str(a.items), str(a.scored), _pct(a.mean), _ci(a.ci),
-                  str(a.null), str(a.unscored), str(a.error), str(a.reviewed),
+                  str(a.null), str(a.unscored), str(a.abstained), str(a.error), str(a.reviewed),
                   _pct(a.corrected_mean) if a.reviewed else "–")
     return t
 

@@ -79,14 +79,15 @@ def _fmt(mean: float | None) -> str:
 
 def _row(table: Table, name: str, t: Tally) -> None:
     table.add_row(name, str(t.items), str(t.scored), _fmt(t.mean), str(t.null),
-                  str(t.unscored), str(t.error))
+                  str(t.unscored), str(t.abstained), str(t.error))
 
 
 def _print_summary(console: Console, run_id: str, name: str, total: int,
                    summary: Summary, group_by: str) -> None:
     for evaluator, tally in summary.overall.items():
         table = Table(title=f"{evaluator} on {name} ({total} items) — run {run_id}")
-        for col in (group_by, "items", "scored", "mean", "null", "unscored", "error"):
+        for col in (group_by, "items", "scored", "mean", "null", "unscored", "abstained",
+                    "error"):
             table.add_column(col, justify="left" if col == group_by else "right")
         _row(table, "all", tally)
         for label, t in sorted(summary.by_label.get(evaluator, {}).items()):

@@ -34,6 +34,7 @@ class Tally:
     binary: bool = True
     null: int = 0
     unscored: int = 0
+    abstained: int = 0  # a code evaluator could not decide (candidates in its evidence)
     error: int = 0
     # after reviewers' corrections
     c_scored: int = 0
@@ -55,6 +56,8 @@ class Tally:
             self.null += 1
         elif status == "unscored":
             self.unscored += 1
+        elif status == "abstained":
+            self.abstained += 1
         else:
             self.error += 1
         value = score if status == "scored" else None
@@ -99,7 +102,8 @@ class Tally:
             "items": self.items, "scored": self.scored, "mean": self.mean,
             "ci95": list(self.ci) if self.ci else None,
             "ci_method": "wilson" if self.binary else "normal",
-            "null": self.null, "unscored": self.unscored, "error": self.error,
+            "null": self.null, "unscored": self.unscored, "abstained": self.abstained,
+            "error": self.error,
             "reviewed": self.reviewed, "corrected_mean": self.corrected_mean,
             "corrected_ci95": list(self.corrected_ci) if self.corrected_ci else None}
         if self.cost is not None:

@@ -5,7 +5,7 @@ listed but does not count. A majority tie is `unscored` ("tie"), never a coin fl
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from assay.core.errors import ConfigError
 from assay.core.types import Score, ScoreStatus
@@ -38,9 +38,8 @@ def combine(method: str, members: list[Score]) -> Score:
                      evidence)
     ranked = Counter(values).most_common()
     if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
-        return Score(None, ScoreStatus.UNSCORED,
-                     f"tie: {', '.join(f'{v:g}×{n}' for v, n in ranked)}", name, method, full,
-                     evidence)
+        return replace(Score.unscored(f"tie: {', '.join(f'{v:g}×{n}' for v, n in ranked)}",
+                                      name, method, evidence=evidence), full_score=full)
     value, count = ranked[0]
     return Score(value, ScoreStatus.SCORED, f"{count} of {len(values)} judges gave {value:g}",
                  name, method, full, evidence)

@@ -92,7 +92,7 @@ def summary_by_evaluator(engine: Engine, run_id: str) -> dict[str, Agg]:
             a.total += total or 0.0
             a.sq += sq or 0.0
             a.binary = a.binary and not odd
-        elif status in ("null", "unscored"):
+        elif status in ("null", "unscored", "abstained"):
             setattr(a, status, getattr(a, status) + n)
         else:
             a.error += n

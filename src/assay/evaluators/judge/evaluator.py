@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
-from assay.core.types import Answer, Item, Score, ScoreStatus, Step, TruthSnapshot
+from assay.core.types import Answer, Item, Score, Step, TruthSnapshot
 from assay.models.cache import ResponseCache, cache_key
 from assay.models.client import Completion, ModelClient
 
@@ -129,8 +130,9 @@ class JudgeEvaluator:
             "template": template.name, "template_version": template.version, **call}
         full = (template.schema.minimum, template.schema.maximum)
         if completion.error is not None:
-            return Score(None, ScoreStatus.ERROR, f"model call failed: {completion.error}",
-                         self.name, self.version, full, evidence, tuple(steps))
+            return replace(Score.error(f"model call failed: {completion.error}", self.name,
+                                       self.version, evidence=evidence),
+                           full_score=full, steps=tuple(steps))
         judgment = parse_reply(completion.text, template.schema)
         evidence["parsed"] = {"how": judgment.how, "score": judgment.score,
                               "full_score": judgment.full_score}

@@ -42,6 +42,11 @@ def test_score_sample_writes_jsonl_and_store(tmp_path: Path) -> None:
     assert json.loads(summary)["samples_done"] == len(items)
     manifest = json.loads(db.execute("SELECT manifest FROM runs").fetchone()[0])
     assert manifest["evaluators"][0]["name"] == "finance-rubric"
+    # what each component was built from, so replay and resume rebuild the very one
+    assert manifest["evaluators"][0]["built"] == {"registry": "evaluators",
+                                                  "name": "finance-rubric", "args": {}}
+    assert manifest["targets"]["recorded"]["built"]["args"] == {"name": "recorded",
+                                                               "field": "response"}
     assert len(manifest["dataset"]["version"]) == 16
 
 
@@ -139,6 +144,40 @@ def test_interrupted_score_keeps_finished_results(tmp_path: Path) -> None:
     assert 4000 <= stored < len(big)
     assert json.loads(summary)["samples_done"] == stored
     assert len(out.read_text(encoding="utf-8").splitlines()) == stored
+    # a score run is a run: it resumes where it stopped, and the JSON lines follow the store
+    run_id = next(w for w in err.split() if w.startswith("s-"))
+    r = assay("score", "--resume", run_id, "--out", str(out), "-q", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    with sqlite3.connect(db_path) as db:
+        status, summary = db.execute("SELECT status, summary FROM runs").fetchone()
+        per_item = db.execute("SELECT count(*), count(DISTINCT item_id) FROM results"
+                              ).fetchone()
+        answers = db.execute("SELECT count(*) FROM answers").fetchone()[0]
+    assert status == "finished" and per_item == (len(big), len(big)) and answers == len(big)
+    assert json.loads(summary)["samples_done"] == len(big)
+    ids = [json.loads(x)["item_id"] for x in out.read_text(encoding="utf-8").splitlines()]
+    assert len(ids) == len(set(ids)) == len(big)  # each result once, none lost
+
+
+def test_a_score_run_replays_and_shows_its_trace(tmp_path: Path) -> None:
+    r = assay("score", str(SAMPLE), "-q", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    run_id = next(w for w in r.stdout.split() if w.startswith("s-"))
+    r = assay("replay", run_id, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    row = next(x for x in r.stdout.splitlines() if "finance-rubric" in x)
+    assert [c.strip() for c in row.split("│") if c.strip()] == [
+        "finance-rubric", "code", "99", "99", "100.0%"]
+    r = assay("show", run_id, "--item", "(T1)Assay_Sample_S01_right", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "answer from recorded: 贵州茅台（600519）最新股价为1455.00元" in r.stdout
+    spans = r.stdout[r.stdout.index("spans"):]
+    assert "sample (T1)Assay_Sample_S01_right" in spans
+    assert "evaluator finance-rubric" in spans and '"score": 1.0' in spans
+    with sqlite3.connect(tmp_path / ".assay" / "assay.db") as db:
+        kinds = db.execute("SELECT kind, count(*) FROM spans GROUP BY kind ORDER BY kind"
+                           ).fetchall()
+    assert kinds == [("evaluator", 99), ("sample", 99)]
 
 
 def test_an_evaluator_crash_costs_one_item_not_the_run(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.core.errors import ConfigError
+from assay.core.registry import built_from
 from assay.core.tally import Summary
 from assay.core.types import Item
 from assay.datasets.loader import load_dataset
@@ -116,9 +117,10 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
                          "items": len(dataset.items), "selected": len(chosen),
                          "filter": ds.filter, "sample": ds.sample,
                          "limit": overrides.limit or ds.limit},
-                targets={t.name: t.public() for t in targets},
+                targets={t.name: {**t.public(), **_built(t)} for t in targets},
                 models=factory.public_models(),
-                evaluators=[{"name": ev.name, "version": ev.version} for ev in evaluators],
+                evaluators=[{"name": ev.name, "version": ev.version, **_built(ev)}
+                            for ev in evaluators],
                 seed=ds.seed, repeats=spec.repeats, concurrency=spec.concurrency,
                 commit=spec.commit, jury=spec.jury,
                 ground_truth={"mode": truth_cfg.mode, "provider": truth_cfg.provider
@@ -160,6 +162,13 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
         result.otlp = await export_new_spans(engine, run_id, endpoint,
                                              prior.exported_until if prior else None)
     return result
+
+
+def _built(component: object) -> dict[str, Any]:
+    """The registry's build record (entry and arguments as plain data, never a secret), so
+    replay and resume can rebuild the very component from the manifest."""
+    record = built_from(component)
+    return {"built": record.as_dict()} if record is not None else {}
 
 
 def _display(path: str | Path) -> str:

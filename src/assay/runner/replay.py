@@ -81,11 +81,14 @@ async def replay_run(engine: Engine, run_id: str, *, fresh: bool = False,
     report = ReplayReport(run_id, [])
     try:
         evaluators = {}
+        records = {e["name"]: e.get("built") for e in manifest.get("evaluators") or []}
         for name, mapping in _evaluator_specs(manifest):
             if name.startswith(JURY_PREFIX):
                 continue
-            try:
-                evaluators[name] = factory.build(name, mapping)
+            try:  # rebuilt from its build record when the run stored one
+                record = records.get(name)
+                evaluators[name] = (factory.rebuild(record) if record
+                                    else factory.build(name, mapping))
             except ConfigError as exc:  # e.g. a model no longer registered here
                 report.skipped[name] = str(exc)
         per: dict[str, Replayed] = {}

@@ -122,6 +122,11 @@ def read_parquet(path: Path) -> Iterator[Row]:
 
 def check_row(row: dict[str, Any], path: Path, line: int) -> None:
     """DataError at the first field holding an unpaired surrogate or a NUL."""
+    try:  # the common case in C: orjson refuses surrogates and escapes NUL as \u0000
+        if b"\\u0000" not in orjson.dumps(row):
+            return
+    except (TypeError, orjson.JSONEncodeError):
+        pass  # a surrogate, or a value JSON cannot hold (parquet dates …): look field by field
     for name, value in row.items():
         if safe_value(name)[1] or safe_value(value)[1]:
             raise DataError("holds an unpaired surrogate or a NUL character (a broken "

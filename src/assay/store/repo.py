@@ -107,6 +107,21 @@ def _datetimes(table: Table, row: dict[str, Any]) -> dict[str, Any]:
     return {**row, **{k: datetime.fromtimestamp(row[k], UTC) for k in floats}}
 
 
+def _sqlite_times(values: list[Any]) -> list[Any]:
+    """A column of times as text; a datetime shared by many rows (a batch's stamp) once."""
+    memo: dict[int, str | None] = {}
+    out: list[Any] = []
+    for v in values:
+        if isinstance(v, datetime):
+            key = id(v)
+            if key not in memo:
+                memo[key] = sqlite_time(v)
+            out.append(memo[key])
+        else:
+            out.append(sqlite_time(v))
+    return out
+
+
 _SECONDS: dict[int, str] = {}
 
 
@@ -147,7 +162,7 @@ def _executemany_sqlite(conn: Connection, table: Table, rows: list[dict[str, Any
         if proc is not None and isinstance(table.c[col].type, DateTime):
             # SQLite's DATETIME text, as its bind processor writes it, at a tenth of the cost
             # (a span row has two): "YYYY-MM-DD HH:MM:SS.ffffff", the zone dropped (UTC).
-            values = [sqlite_time(v) for v in values]
+            values = _sqlite_times(values)
         elif proc is not None:
             memo: dict[int, Any] = {}
             out: list[Any] = []

@@ -30,14 +30,21 @@ def json_text(value: Any) -> RawJSON:
     return RawJSON(orjson.dumps(value, default=str).decode())
 
 
+EMPTY = RawJSON("{}")  # encoded once: most recorded answers have no usage and no extras
+
+
 def answer_row(run_id: str, key: Key, answer: Answer, t_start: float | None,
                t_end: float | None) -> dict[str, Any]:
-    extras = dict(answer.extras)
-    if answer.raw is not None:
-        extras["raw"] = answer.raw
+    if answer.extras or answer.raw is not None:
+        extras = dict(answer.extras)
+        if answer.raw is not None:
+            extras["raw"] = answer.raw
+        encoded = json_text(extras)
+    else:
+        encoded = EMPTY
     return {"run_id": run_id, "item_id": key[0], "target": key[1], "epoch": key[2],
             "text": answer.text, "error": answer.error, "latency_s": answer.latency_s,
-            "usage": answer.usage, "extras": json_text(extras),
+            "usage": answer.usage or EMPTY, "extras": encoded,
             "started_at": to_datetime(t_start) if t_start is not None else None,
             "finished_at": to_datetime(t_end) if t_end is not None else None}
 

@@ -6,6 +6,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "examples" / "finsearch_t1_sample.json"
+SAMPLE_T23 = ROOT / "examples" / "finsearch_t23_sample.json"  # T2/T3: the reference is the truth
 DATA = Path(__file__).resolve().parent / "data"
 
 

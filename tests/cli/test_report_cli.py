@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import html
 import json
 import re
 import sqlite3
@@ -10,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.test_calibrate_cli import run as calibrate_run
+from tests.cli.test_calibrate_cli import scored, wilson  # noqa: F401  (the shared fixture)
 from tests.cli.test_run_cli import run
 from tests.web.conftest import XSS, Store, two_runs  # noqa: F401  (the shared fixture)
 
@@ -129,3 +132,42 @@ def test_html_report_is_self_contained_and_escaped(store: Store) -> None:
         assert text in html, text
     table = html[html.index("<h2>Items</h2>"):]
     assert table.index("S34_bad_truth") < table.index("S01_right")  # failures first
+
+
+def test_html_report_shows_the_judge_calibrated_against_the_rules(
+        scored: tuple[Path, str]) -> None:  # noqa: F811
+    """The run of tests/cli/test_calibrate_cli.py (finance-rubric and a scripted LLM judge on
+    twelve items): the report carries the figures computed there by hand."""
+    cwd, run_id = scored
+    out = cwd / "calibrated.html"
+    r = calibrate_run("report", run_id, "--out", str(out), cwd=cwd)
+    assert r.returncode == 0, r.stderr
+    page = out.read_text("utf-8")
+    section = page[page.index('<h2 id="calibration">'):page.index("<h2>Items</h2>")]
+    row = re.search(r"<tr><td>finsearch-t1-judge@judge</td>(.*?)</tr>", section, re.S)
+    assert row is not None, section
+    cells = [html.unescape(re.sub(r"<[^>]+>", "", c)).split() for c in
+             re.findall(r"<td[^>]*>(.*?)</td>", row[0], re.S)]
+
+    def rate(k: int, n: int) -> list[str]:
+        lo, hi = wilson(k, n)
+        return [f"{k / n:.3f}", f"[{lo:.3f},", f"{hi:.3f}]", f"({k}/{n})"]
+
+    assert cells[1] == ["10", "of", "11", "(1", "without", "a", "judge", "score)"]
+    assert cells[2] == rate(7, 10)  # accuracy
+    assert cells[3] == rate(2, 5)  # false-accept rate
+    assert cells[4] == rate(1, 5)  # false-reject rate
+    assert cells[5] == ["0.400"]  # Cohen's κ
+    assert [c[0] for c in cells[6:10]] == ["4", "1", "2", "3"]  # the 2×2 of judgments
+    assert " ".join(cells[10]) == "1 judged, pass rate 1.000, corrected 1.000"
+    text = html.unescape(section)
+    assert "3 sample(s) where the judge and the rules differ" in text
+    assert "false accept: rules 0, judge 1" in text and "false reject: rules 1, judge 0" in text
+    assert '数字在允许范围内。 {"score": 1}' in text  # the judge's own words
+    assert "最新价 1400 不在 [1454.5, 1455.5] 内" in text  # the rules' reason
+    # a run with the rubric alone has no calibration section
+    out_a = cwd / "rubric-only.html"
+    r = calibrate_run("score", "items.json", "-e", "finance-rubric", cwd=cwd)
+    alone = r.stdout.split("run ")[-1].split()[0]
+    assert calibrate_run("report", alone, "--out", str(out_a), cwd=cwd).returncode == 0
+    assert 'id="calibration"' not in out_a.read_text("utf-8")

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import SAMPLE, wait_for_results
+from tests.conftest import SAMPLE, SAMPLE_T23, wait_for_results
 
 ASSAY = str(Path(sys.executable).parent / "assay")
 
@@ -49,6 +49,27 @@ def test_score_sample_writes_jsonl_and_store(tmp_path: Path) -> None:
                                                                "field": "response"}
     assert len(manifest["dataset"]["version"]) == 16
 
+
+
+def test_score_t23_sample_by_label_shows_both_families(tmp_path: Path) -> None:
+    """`make demo`'s T2/T3 step: historical items judged from their reference answers, in a
+    table by label (T2 Simple_Historical_Lookup, T3 Complex_Historical_Investigation)."""
+    out = tmp_path / "t23.jsonl"
+    r = assay("score", str(SAMPLE_T23), "--by", "label", "--out", str(out), "-q", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    items = json.loads(SAMPLE_T23.read_text(encoding="utf-8"))
+    got = {x["item_id"]: (x["score"], x["status"]) for x in
+           map(json.loads, out.read_text(encoding="utf-8").splitlines())}
+    assert got == {it["prompt_id"]: (it["expected_score"], "scored") for it in items}
+    assert "finance-rubric on finsearch_t23_sample (79 items)" in r.stdout
+    rows = {c[0]: c[1:] for c in ([x.strip() for x in line.split("│") if x.strip()]
+                                  for line in r.stdout.splitlines() if "│" in line)}
+    # label: items, scored, mean, null, unscored, abstained, error
+    assert rows["all"] == ["79", "79", f"{41 / 79:.3f}", "0", "0", "0", "0"]
+    assert rows["Simple_Historical_Lookup(Greater China)"][:2] == ["27", "27"]
+    assert rows["Simple_Historical_Lookup(Global)"][:2] == ["19", "19"]
+    assert rows["Complex_Historical_Investigation(Greater China)"][:2] == ["18", "18"]
+    assert rows["Complex_Historical_Investigation(Global)"][:2] == ["15", "15"]
 
 def test_responses_file_keyed_by_id(tmp_path: Path) -> None:
     data = tmp_path / "items.jsonl"

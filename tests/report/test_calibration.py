@@ -87,3 +87,60 @@ def test_a_judge_that_does_not_score_zero_or_one_is_refused() -> None:
     with pytest.raises(CalibrationError, match=r"item-judge@m gives scores other than 0 and 1 "
                        r"\(a=7\)"):
         calibrate(rows, judge=J, rubric=R)
+
+
+def test_which_evaluators_are_llm_judges() -> None:
+    from assay.evaluators.build import is_model_judge
+
+    judges = ["item-judge@m", "finsearch-t1-judge@m", "jury-majority", "jury-mean",
+              "a-template-since-removed@m"]
+    others = ["finance-rubric", "finance-hybrid@m", "some-check"]
+    assert [is_model_judge(n) for n in judges] == [True] * len(judges)
+    assert [is_model_judge(n) for n in others] == [False] * len(others)
+
+
+def test_run_calibrations_from_the_store(db_url: str) -> None:
+    """What the report and the UI show: every LLM judge of a run against finance-rubric, the
+    differences' reasons read for those shown, and a note where a judge cannot be measured."""
+    from assay.core.types import Item
+    from assay.report.calibration import run_calibrations
+    from assay.store import repo
+    from assay.store.db import open_engine
+
+    engine = open_engine(db_url)
+    repo.save_dataset(engine, version="d", name="d", path="d.json", fmt="json",
+                      rows=[Item(f"i{n}", {}, "d", n) for n in range(6)])
+    repo.create_run(engine, run_id="r", kind="score", dataset_id="d", manifest={})
+    rules = [1, 1, 1, 0, 0, None]
+    verdicts = {"item-judge@m": [1, 1, 0, 1, 0, 1],  # a false reject, a false accept
+                "finance-hybrid@m": [1, 1, 1, 0, 0, 1],  # not a judge: not calibrated
+                "jury-mean": [1, 0.5, 1, 0, 0, 1],  # not 0/1: a note
+                "finsearch-t1-judge@m": [None] * 5 + [1]}  # nothing in common: a note
+    rows = [{**row(f"i{n}", R, v, "scored" if v is not None else "abstained",
+                   reason=f"rules on i{n}"), "run_id": "r", "evaluator_version": "v",
+             "created_at": repo.now(), "evidence": None} for n, v in enumerate(rules)]
+    for name, scores in verdicts.items():
+        rows += [{**row(f"i{n}", name, v, "scored" if v is not None else "unscored"),
+                  "run_id": "r", "evaluator_version": "v", "created_at": repo.now(),
+                  "evidence": {"reply": f"{name} says {v} on i{n}"}}
+                 for n, v in enumerate(scores)]
+    repo.write_rows(engine, {"results": rows})
+    cals = {c["judge"]: c for c in run_calibrations(engine, "r", show=1)}
+    assert sorted(cals) == ["finsearch-t1-judge@m", "item-judge@m", "jury-mean"]
+    judge = cals["item-judge@m"]
+    assert judge["counts"] == {"both_pass": 2, "both_fail": 1, "false_accept": 1,
+                               "false_reject": 1}
+    assert judge["accuracy"]["rate"] == 3 / 5 and judge["kappa"] == pytest.approx(1 / 6)
+    assert judge["undecided"] == {"judged": 1, "judge_pass": 1, "judge_pass_rate": 1.0,
+                                  "corrected_pass_rate": 1.0}
+    assert judge["differences_total"] == 2
+    (shown,) = judge["differences"]  # show=1: the first, with its words
+    assert (shown["item_id"], shown["kind"], shown["rules_reason"], shown["judge_reason"],
+            shown["judge_reply"]) == ("i2", "false reject", "rules on i2",
+                                      "item-judge@m on i2", "item-judge@m says 0 on i2")
+    assert "scores other than 0 and 1 (i1=0.5)" in cals["jury-mean"]["note"]
+    assert cals["finsearch-t1-judge@m"]["note"].startswith(
+        "no sample that finance-rubric decided (0 or 1) was also scored 0 or 1 by "
+        "finsearch-t1-judge@m (5 decided by the rules, 5 of them without a judge score)")
+    # no rubric in the run: nothing to calibrate against
+    assert run_calibrations(engine, "r", rubric="other-rubric") == []

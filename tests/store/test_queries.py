@@ -37,7 +37,7 @@ def engine(db_url: str) -> Engine:
         "results": [_result("a", "rubric", 1.0, "scored", cost=0.25),
                     _result("b", "rubric", 0.0, "scored"),
                     _result("c", "rubric", None, "null"),
-                    _result("a", "judge", 0.5, "scored"),
+                    _result("a", "judge", 0.5, "scored", reply="答案正确。"),
                     _result("b", "judge", None, "error")]})
     return engine
 
@@ -65,6 +65,18 @@ def test_sample_scores_of_some_items(engine: Engine) -> None:
     assert len(everything) == 5
     only_b = {(r.evaluator, r.score, r.status) for r in results.sample_scores(engine, "r1", {"b"})}
     assert only_b == {("rubric", 0.0, "scored"), ("judge", None, "error")}
+    judge = results.sample_scores(engine, "r1", evaluators=["judge"])
+    assert sorted((r.item_id, r.score) for r in judge) == [("a", 0.5), ("b", None)]
+
+
+def test_reasons_of_some_items_with_the_judges_reply(engine: Engine) -> None:
+    got = sorted((r["item_id"], r["evaluator"], r["reason"], r["reply"], r["target"], r["epoch"])
+                 for r in results.reasons(engine, "r1", ["a", "b"], ["judge", "rubric"], chunk=1))
+    assert got == [("a", "judge", "judge on a", "答案正确。", "recorded", 0),
+                   ("a", "rubric", "rubric on a", None, "recorded", 0),
+                   ("b", "judge", "judge on b", None, "recorded", 0),
+                   ("b", "rubric", "rubric on b", None, "recorded", 0)]
+    assert results.reasons(engine, "r1", ["c"], ["judge"]) == []
 
 
 def test_results_stream_in_insertion_order_in_batches(engine: Engine) -> None:

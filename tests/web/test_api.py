@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 
 from assay.store.db import open_engine
 from assay.web.app import create_app
+from tests.cli.test_calibrate_cli import JUDGE, scored, wilson  # noqa: F401  (shared fixture)
 from tests.web.conftest import XSS, Store
 
 S01 = "(T1)Assay_Sample_S01_right"
@@ -37,6 +38,39 @@ def test_runs_and_run_summary(client: TestClient, two_runs: Store) -> None:
     page = client.get("/").text
     assert two_runs.run_a in page and "finance-rubric 0.557" in page
 
+
+
+def test_run_page_and_api_show_the_judge_calibrated_against_the_rules(
+        scored: tuple[Path, str], two_runs: Store) -> None:  # noqa: F811
+    """The run of tests/cli/test_calibrate_cli.py (finance-rubric and a scripted LLM judge):
+    the JSON API and the run page carry the figures computed there by hand."""
+    cwd, run_id = scored
+    c = TestClient(create_app(open_engine(f"sqlite:///{cwd / '.assay' / 'assay.db'}")),
+                   base_url=LOCAL)
+    (cal,) = c.get(f"/api/runs/{run_id}").json()["calibration"]
+    assert (cal["judge"], cal["rubric"]) == (JUDGE, "finance-rubric")
+    assert cal["counts"] == {"both_pass": 4, "both_fail": 3, "false_accept": 2,
+                             "false_reject": 1}
+    assert (cal["rubric_decided"], cal["compared"], cal["judge_missing"]) == (11, 10, 1)
+    for name, k, n in (("accuracy", 7, 10), ("false_accept_rate", 2, 5),
+                       ("false_reject_rate", 1, 5)):
+        assert (cal[name]["k"], cal[name]["n"], cal[name]["rate"]) == (k, n, k / n)
+        assert cal[name]["ci95"] == pytest.approx(list(wilson(k, n)))
+    assert cal["kappa"] == pytest.approx(0.4)
+    assert cal["differences_total"] == 3
+    assert [(d["item_id"], d["kind"]) for d in cal["differences"]] == [
+        ("q04", "false reject"), ("q08", "false accept"), ("q09", "false accept")]
+    assert cal["differences"][1]["judge_reply"] == '数字在允许范围内。\n{"score": 1}'
+    page = c.get(f"/runs/{run_id}").text
+    section = page[page.index('id="calibration"'):page.index('id="filters"')]
+    lo, hi = wilson(2, 5)
+    assert f'0.400 <span class="muted">[{lo:.3f}, {hi:.3f}] (2/5)</span>' in section
+    assert "10 of 11" in section and "3 sample(s) where the judge and the rules differ" in section
+    assert f'<a href="/runs/{run_id}/items/q08">q08</a>' in section  # to the item's chain
+    # a run with the rubric alone: no calibration
+    rubric_only = TestClient(create_app(open_engine(two_runs.url)), base_url=LOCAL)
+    assert rubric_only.get(f"/api/runs/{two_runs.run_a}").json()["calibration"] == []
+    assert 'id="calibration"' not in rubric_only.get(f"/runs/{two_runs.run_a}").text
 
 def test_filters_and_pagination(client: TestClient, two_runs: Store) -> None:
     base = f"/api/runs/{two_runs.run_a}/results"

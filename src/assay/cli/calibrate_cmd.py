@@ -53,16 +53,15 @@ def _rate(r: Rate) -> str:
 def run_calibrate(run_id: str, judge: str, rubric: str, show: int, as_json: bool,
                   db: str | None) -> int:
     from assay.core.errors import ConfigError
-    from assay.report.calibration import CalibrationError
-    from assay.report.calibration import calibrate as compute
+    from assay.report.calibration import CalibrationError, load_calibration
     from assay.store import repo
+    from assay.store import results as stored
     from assay.store.db import open_engine
 
     engine = open_engine(db)
     if repo.get_run(engine, run_id) is None:
         raise ConfigError(f"no run '{run_id}' in the store")
-    rows = repo.list_results(engine, run_id)
-    names = sorted({r["evaluator"] for r in rows})
+    names = sorted(stored.evaluator_names(engine, run_id))
     for role, name in (("judge", judge), ("rubric", rubric)):
         if name not in names:
             raise ConfigError(f"run {run_id} has no evaluator '{name}' (the {role}); it has "
@@ -70,7 +69,9 @@ def run_calibrate(run_id: str, judge: str, rubric: str, show: int, as_json: bool
     if judge == rubric:
         raise ConfigError("--judge and --rubric name the same evaluator")
     try:
-        cal = compute(rows, judge=judge, rubric=rubric, run_id=run_id)
+        # the JSON lists every difference with its reasons; the table only `show` of them
+        cal = load_calibration(engine, run_id, judge, rubric,
+                               reasons_for=None if as_json else show)
     except CalibrationError as exc:
         raise ConfigError(str(exc)) from None
     if cal.compared == 0:

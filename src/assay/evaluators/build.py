@@ -21,6 +21,21 @@ from .registry import EVALUATORS
 TEMPLATE_SUFFIXES = (".md", ".yaml", ".yml")
 
 
+JUDGE_KINDS = ("judge", "judge template", "jury")
+
+
+def is_model_judge(stored_name: str) -> bool:
+    """Whether a run's evaluator (as stored: `NAME@MODEL`, a template file `PATH.md@MODEL`,
+    `jury-majority`) is an LLM judge or a jury of them: what a calibration measures against
+    the rules. A name the registry no longer knows counts as a judge only when it names a
+    model (a project template since removed); hybrids and code evaluators do not count."""
+    name, at, _ = stored_name.partition("@")
+    try:
+        return EVALUATORS.entry(name).kind in JUDGE_KINDS
+    except ConfigError:
+        return bool(at)
+
+
 class EvaluatorFactory:
     """The context evaluators are built in: the store (for the response cache), the default
     judge model and the model clients, shared with the run's model targets."""

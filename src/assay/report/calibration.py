@@ -19,10 +19,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from assay.evaluators.build import is_model_judge
+from assay.store import results as stored
+from assay.store.db import Engine
+
 from .agreement import cohen_kappa
 from .stats import wilson
 
 Key = tuple[str, str, int]  # item, target, epoch
+RUBRIC = "finance-rubric"
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +129,7 @@ def _key(row: dict[str, Any]) -> Key:
     return (str(row["item_id"]), str(row.get("target") or ""), int(row.get("epoch") or 0))
 
 
-def calibrate(results: list[dict[str, Any]], *, judge: str, rubric: str = "finance-rubric",
+def calibrate(results: list[dict[str, Any]], *, judge: str, rubric: str = RUBRIC,
               run_id: str = "") -> Calibration:
     """`results`: stored result rows (item_id, target, epoch, evaluator, score, status,
     reason) of one run holding both evaluators."""
@@ -176,3 +181,54 @@ def calibrate(results: list[dict[str, Any]], *, judge: str, rubric: str = "finan
     return Calibration(run_id, judge, rubric, counts[(1, 1)], counts[(0, 0)], counts[(0, 1)],
                        counts[(1, 0)], decided, missing, undecided_judged, undecided_pass,
                        cohen_kappa(pairs), differences)
+
+
+def load_calibration(engine: Engine, run_id: str, judge: str, rubric: str = RUBRIC, *,
+                     reasons_for: int | None = None) -> Calibration:
+    """The calibration of one judge in a stored run. The comparison reads only scores; the
+    reasons and the judge's reply are read for the differing samples shown (`reasons_for`
+    of them, all with None), so a large run is not read whole for a page."""
+    rows = [{"item_id": r.item_id, "target": r.target, "epoch": r.epoch,
+             "evaluator": r.evaluator, "score": r.score, "status": r.status}
+            for r in stored.sample_scores(engine, run_id, evaluators=[judge, rubric])]
+    cal = calibrate(rows, judge=judge, rubric=rubric, run_id=run_id)
+    shown = cal.differences if reasons_for is None else cal.differences[:reasons_for]
+    words = {(r["item_id"], r["target"] or "", r["epoch"] or 0, r["evaluator"]): r
+             for r in stored.reasons(engine, run_id, {d["item_id"] for d in shown},
+                                     [judge, rubric])} if shown else {}
+    for d in shown:
+        key = (d["item_id"], d["target"], d["epoch"])
+        rules, said = words.get((*key, rubric), {}), words.get((*key, judge), {})
+        d["rules_reason"] = rules.get("reason") or ""
+        d["judge_reason"] = said.get("reason") or ""
+        d["judge_reply"] = said.get("reply") or ""
+    return cal
+
+
+def run_calibrations(engine: Engine, run_id: str, *, rubric: str = RUBRIC, show: int = 20
+                     ) -> list[dict[str, Any]]:
+    """For the report and the UI: each LLM judge (or jury) of a run that also has `rubric`,
+    measured against it — `Calibration.as_dict()` with the first `show` differences (and
+    `differences_total`), or `{judge, rubric, note}` saying why it cannot be measured. Empty
+    when the run has no rubric or no judge."""
+    evaluators = stored.evaluator_names(engine, run_id)
+    if rubric not in evaluators:
+        return []
+    out: list[dict[str, Any]] = []
+    for judge in sorted(e for e in evaluators if e != rubric and is_model_judge(e)):
+        try:
+            cal = load_calibration(engine, run_id, judge, rubric, reasons_for=show)
+        except CalibrationError as exc:
+            out.append({"judge": judge, "rubric": rubric, "note": str(exc)})
+            continue
+        if cal.compared == 0:
+            out.append({"judge": judge, "rubric": rubric, "note": (
+                f"no sample that {rubric} decided (0 or 1) was also scored 0 or 1 by {judge} "
+                f"({cal.rubric_decided} decided by the rules, {cal.judge_missing} of them "
+                "without a judge score)")})
+            continue
+        d = cal.as_dict()
+        d["differences_total"] = len(cal.differences)
+        d["differences"] = cal.differences[:show]
+        out.append(d)
+    return out

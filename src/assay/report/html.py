@@ -1,12 +1,14 @@
 """`assay report`: one self-contained HTML file — summary with intervals, charts (score by
-group, latency distribution, judge agreement), an optional comparison, and a per-item table
-whose rows expand to the item's trace. Everything a model wrote is escaped."""
+group, latency distribution, judge agreement), LLM judges calibrated against the rubric, an
+optional comparison, and a per-item table whose rows expand to the item's trace. Everything a
+model wrote is escaped."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
@@ -17,6 +19,7 @@ from assay.store.db import Engine
 from . import charts
 from .aggregate import aggregate
 from .agreement import agreement
+from .calibration import run_calibrations
 from .compare import compare_runs
 from .stats import percentile
 
@@ -31,6 +34,7 @@ def env() -> Environment:
     e.filters["pval"] = lambda x: "–" if x is None else (f"{x:.1e}" if x < 1e-4 else f"{x:.4f}")
     # JSON as people read it (CJK kept), escaped by autoescape like any other text
     e.filters["js"] = lambda v: json.dumps(v, ensure_ascii=False, default=str)
+    e.filters["q"] = lambda s: quote(str(s), safe="")  # one path segment of a link
     return e
 
 
@@ -83,11 +87,13 @@ def write_report(engine: Engine, run_id: str, compare_with: list[str], out: Path
                  for t in agg.targets}
     latency_charts = {t: charts.histogram(v) for t, v in latencies.items() if v}
     pairs = agreement(repo.list_results(engine, run_id)) if len(agg.evaluators) > 1 else []
+    calibrations = run_calibrations(engine, run_id) if len(agg.evaluators) > 1 else []
     comparison = compare_runs(engine, [run_id, *compare_with]) if compare_with else []
     rows, total = item_rows(engine, run_id, limit)
     html = env().get_template("report.html.j2").render(
         run=run, manifest=run["manifest"] or {}, agg=agg, by=by, overall_chart=overall_chart,
         group_charts=group_charts, latency_charts=latency_charts, pairs=pairs,
+        calibrations=calibrations,
         comparison=comparison, rows=rows, total=total, limit=limit,
         p=lambda v, q: percentile(v, q), latencies=latencies,
         css=(TEMPLATES / "assay.css").read_text("utf-8"))

@@ -48,15 +48,36 @@ def status_counts(engine: Engine, run_id: str) -> Rows:
         return conn.execute(q).all()
 
 
-def sample_scores(engine: Engine, run_id: str, item_ids: Iterable[str] | None = None
-                  ) -> Rows:
-    """item_id, target, epoch, evaluator, score, status of the run's results (of some items)."""
+def sample_scores(engine: Engine, run_id: str, item_ids: Iterable[str] | None = None,
+                  evaluators: Iterable[str] | None = None) -> Rows:
+    """item_id, target, epoch, evaluator, score, status of the run's results (of some items,
+    of some evaluators)."""
     q = select(results.c.item_id, results.c.target, results.c.epoch, results.c.evaluator,
                results.c.score, results.c.status).where(results.c.run_id == run_id)
     if item_ids is not None:
         q = q.where(results.c.item_id.in_(item_ids))
+    if evaluators is not None:
+        q = q.where(results.c.evaluator.in_(list(evaluators)))
     with engine.connect() as conn:
         return conn.execute(q).all()
+
+
+def reasons(engine: Engine, run_id: str, item_ids: Iterable[str], evaluators: Iterable[str],
+            chunk: int = 500) -> list[dict[str, Any]]:
+    """item_id, target, epoch, evaluator, reason and the model's raw reply (a judge's
+    `evidence.reply`, else None) of some items' results: the words behind a few scores,
+    without reading every result's evidence."""
+    ids, names = sorted(set(item_ids)), list(evaluators)
+    cols = (results.c.item_id, results.c.target, results.c.epoch, results.c.evaluator,
+            results.c.reason, results.c.evidence["reply"].as_string().label("reply"))
+    out: list[dict[str, Any]] = []
+    with engine.connect() as conn:
+        for i in range(0, len(ids), chunk):  # bounded IN lists, whatever the backend's limit
+            q = select(*cols).where(results.c.run_id == run_id,
+                                    results.c.evaluator.in_(names),
+                                    results.c.item_id.in_(ids[i:i + chunk]))
+            out.extend(dict(r) for r in conn.execute(q).mappings())
+    return out
 
 
 def iter_results(engine: Engine, run_id: str, batch: int = 2000

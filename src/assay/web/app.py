@@ -45,7 +45,6 @@ def _env() -> Environment:
                                          FileSystemLoader(report_html.TEMPLATES)]),
                     autoescape=select_autoescape(["html", "j2"]))
     e.filters.update(report_html.env().filters)
-    e.filters["q"] = lambda s: quote(str(s), safe="")
     return e
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from assay.core.errors import ConfigError
 from assay.report.aggregate import summary_by_evaluator
+from assay.report.calibration import run_calibrations
 from assay.store import datasets as stored_datasets
 from assay.store import repo
 from assay.store import results as stored_results
@@ -59,7 +60,9 @@ def _summary(engine: Engine, run: dict[str, Any]) -> dict[str, Any]:
     return {"run": {k: run[k] for k in ("id", "kind", "status", "created_at", "finished_at",
                                         "dataset_id")},
             "manifest": run["manifest"], "evaluators": {k: a.as_dict() for k, a in
-                                                        aggs.items()}}
+                                                        aggs.items()},
+            # LLM judges measured against finance-rubric where it decided (empty without both)
+            "calibration": run_calibrations(engine, run_id) if len(aggs) > 1 else []}
 
 
 def results_page(engine: Engine, run_id: str, *, evaluator: str | None = None,

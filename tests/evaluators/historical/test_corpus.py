@@ -63,23 +63,3 @@ def test_corpus_no_wrong_decision_and_few_abstentions() -> None:
     assert wrong == []
     assert len(abstained) <= 0.05 * len(results), abstained
 
-
-def test_sample_answers_held_out() -> None:
-    """The corpus's sample.json: 79 further answers, none of them in cases.jsonl (the corpus
-    README says so), with their expected scores. Not used while writing the reader's rules
-    except once: its first run found one wrong decision (an em dash read as a minus sign)."""
-    rows = json.loads((CORPUS / "sample.json").read_text("utf-8"))
-    rubric = HistoricalRubric()
-    outcomes: Counter[str] = Counter()
-    wrong = []
-    for row in rows:
-        s = rubric.check(Item(row["prompt_id"], row), Answer(row["response"]))
-        if s.status == ScoreStatus.ABSTAINED:
-            outcomes["abstained"] += 1
-        elif s.value == row["expected_score"]:
-            outcomes["right"] += 1
-        else:
-            wrong.append(row["prompt_id"])
-    assert len(rows) == 79
-    assert wrong == []
-    assert outcomes["abstained"] <= 0.05 * len(rows)

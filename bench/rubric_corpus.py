@@ -1,7 +1,9 @@
-"""`finance-rubric` on the labelled T1 answer corpus (tests/data/rubric_corpus/t1): the confusion
-table right / wrong / abstained by class, and the cases that are not right.
+"""`finance-rubric` on a labelled answer corpus (tests/data/rubric_corpus/t1: T1 live quotes;
+t23: T2/T3 historical lookups): the confusion table right / wrong / abstained by class, and the
+cases that are not right.
 
-    .venv/bin/python bench/rubric_corpus.py [--show wrong|abstained|all] [--class NAME]
+    .venv/bin/python bench/rubric_corpus.py [--corpus t1|t23] [--show wrong|abstained|all]
+                                            [--class NAME]
 
 A case is right when the rubric decides its label (1, 0, or null for "null"), abstained when
 it says it cannot decide, and wrong otherwise (another value, or an error).
@@ -17,20 +19,20 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT / "tests" / "data" / "rubric_corpus" / "t1"
+CORPORA = ROOT / "tests" / "data" / "rubric_corpus"
 sys.path.insert(0, str(ROOT / "src"))
 
 from assay.core.types import Answer, Item, Score, ScoreStatus  # noqa: E402
-from assay.evaluators.rubric.evaluator import FinanceRubric  # noqa: E402
+from assay.evaluators.finance import FinanceRubricEvaluator  # noqa: E402
 
 
-def load() -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
+def load(corpus: Path) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
     items = {}
-    for line in (CORPUS / "items.jsonl").read_text("utf-8").splitlines():
+    for line in (corpus / "items.jsonl").read_text("utf-8").splitlines():
         if line.strip():
             row = json.loads(line)
             items[row["id"]] = row
-    cases = [json.loads(x) for x in (CORPUS / "cases.jsonl").read_text("utf-8").splitlines()
+    cases = [json.loads(x) for x in (corpus / "cases.jsonl").read_text("utf-8").splitlines()
              if x.strip()]
     return items, cases
 
@@ -45,9 +47,9 @@ def outcome(score: Score, label: Any) -> str:
     return "wrong"
 
 
-def score_all() -> list[tuple[dict[str, Any], Score, str]]:
-    items, cases = load()
-    rubric = FinanceRubric()
+def score_all(corpus: Path) -> list[tuple[dict[str, Any], Score, str]]:
+    items, cases = load(corpus)
+    rubric = FinanceRubricEvaluator()  # what `-e finance-rubric` runs: T1 and T2/T3
     out = []
     for case in cases:
         item = items[case["item"]]
@@ -78,10 +80,11 @@ def table(results: list[tuple[dict[str, Any], Score, str]]) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--corpus", choices=["t1", "t23"], default="t1")
     ap.add_argument("--show", choices=["wrong", "abstained", "all"], default="wrong")
     ap.add_argument("--class", dest="cls", default=None)
     args = ap.parse_args()
-    results = score_all()
+    results = score_all(CORPORA / args.corpus)
     print(table(results))
     for case, s, result in results:
         if result == "right" or (args.show != "all" and result != args.show):

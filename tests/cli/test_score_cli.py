@@ -192,13 +192,14 @@ def test_a_score_run_replays_and_shows_its_trace(tmp_path: Path) -> None:
     r = assay("show", run_id, "--item", "(T1)Assay_Sample_S01_right", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "answer from recorded: 贵州茅台（600519）最新股价为1455.00元" in r.stdout
+    assert "finance-rubric on recorded → score 1 (scored)" in r.stdout
     spans = r.stdout[r.stdout.index("spans"):]
     assert "sample (T1)Assay_Sample_S01_right" in spans
-    assert "evaluator finance-rubric" in spans and '"score": 1.0' in spans
+    assert "recorded (recorded)" in spans and "item field 'ground_truth'" in spans
     with sqlite3.connect(tmp_path / ".assay" / "assay.db") as db:
         kinds = db.execute("SELECT kind, count(*) FROM spans GROUP BY kind ORDER BY kind"
                            ).fetchall()
-    assert kinds == [("evaluator", 99), ("sample", 99)]
+    assert kinds == [("sample", 99)]  # one per item: the result rows hold the rest
 
 
 def test_an_evaluator_crash_costs_one_item_not_the_run(tmp_path: Path) -> None:

@@ -182,7 +182,8 @@ def _span_tree(spans: list[dict[str, Any]]) -> Tree:
         ms = ((s["end_at"] - s["start_at"]).total_seconds() * 1000 if s["end_at"] else None)
         attrs = s["attributes"] or {}
         extra = {k: v for k, v in attrs.items() if k in ("outcome", "status", "score", "error",
-                                                          "mode", "how", "gap_s")
+                                                          "mode", "how", "gap_s", "answer",
+                                                          "truth")
                  and v is not None}
         colour = "red" if s["status"] == "error" else "green"
         return (f"[{colour}]{s['kind']}[/] {escape(s['name'])}"

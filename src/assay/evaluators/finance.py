@@ -6,7 +6,6 @@ abstain with their candidates rather than guess."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import cache
 
 from assay.core.types import Answer, Item, Score, TruthSnapshot
@@ -50,4 +49,6 @@ class FinanceRubricEvaluator(CodeEvaluator):
             score = self.historical.check(item, answer)
         else:
             score = self.t1.check(item, answer, truth)
-        return replace(score, evaluator_version=self.version)
+        # built directly: dataclasses.replace costs more than a quarter of a T1 decision
+        return Score(score.value, score.status, score.reason, score.evaluator, self.version,
+                     score.full_score, score.evidence, score.steps)

@@ -47,7 +47,7 @@ def outcome(score: Score, label: Any) -> str:
     return "wrong"
 
 
-def score_all(corpus: Path) -> list[tuple[dict[str, Any], Score, str]]:
+def score_all(corpus: Path = CORPORA / "t1") -> list[tuple[dict[str, Any], Score, str]]:
     items, cases = load(corpus)
     rubric = FinanceRubricEvaluator()  # what `-e finance-rubric` runs: T1 and T2/T3
     out = []

@@ -20,7 +20,7 @@ class MissingTruth(LookupError):
     """The ground truth has no number for what the rule needs."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # built per answer: see numbers.Mention on why not frozen
 class Check:
     passed: bool
     low: Decimal  # accepted interval, inclusive

@@ -222,7 +222,7 @@ class Identity:
     kind: str  # "stock", "index", "fx", "commodity", "bond", ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # built per answer: see numbers.Mention on why not frozen
 class Name:
     """An instrument named in an answer."""
 

@@ -56,7 +56,7 @@ _PRICE_LIKE = frozenset({F.LAST, F.OPEN, F.HIGH, F.LOW, F.PREV_CLOSE, F.AM_FIX, 
 _SIZES = frozenset({F.MARKET_CAP, F.TURNOVER, F.VOLUME})
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # built per answer: see numbers.Mention on why not frozen
 class Bound:
     """A value with the field and the instrument it was tied to, and how."""
 
@@ -72,7 +72,7 @@ class Bound:
     earlier: bool = False  # its sentence says it is from before ("前几天", "earlier")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # built per answer: see numbers.Mention on why not frozen
 class _Word:
     start: int
     end: int

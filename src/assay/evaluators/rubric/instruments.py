@@ -377,7 +377,9 @@ def _kind(ids: set[str], tags: str, listing: str) -> str:
     return ""
 
 
-_TICKER = re.compile(r"(?<![A-Za-z0-9.$])([A-Z]{2,5}(?:\.[A-Z])?)(?=\s*[:=]?\s*(?:US)?\$?\s?\d)")
+# (?<![A-Za-z0-9.$])[A-Z]{2,5}…, written to start with a capital so the engine skips to one
+_TICKER = re.compile(r"([A-Z](?<![A-Za-z0-9.$][A-Z])[A-Z]{1,4}(?:\.[A-Z])?)"
+                     r"(?=\s*[:=]?\s*(?:US)?\$?\s?\d)")
 _NOT_TICKERS = frozenset({"usd", "hkd", "cny", "rmb", "eur", "gbp", "jpy", "etf", "ytd", "eps",
                           "adr", "ads", "pe", "pb", "ttm", "ohlc", "vol", "chg", "mkt", "cap", "gdp",
                           "cpi", "ppi", "pmi", "bp", "bps", "pct", "am", "pm", "et", "est", "edt",

@@ -26,9 +26,12 @@ _FULLWIDTH.update({ord("*"): ord(" "), ord("`"): ord(" "), 0xFFE5: ord("¥"), 0x
 _NEEDS_TRANSLATION = re.compile("[\uff01-\uff5e\u2212\u2012-\u2015\ufe63\u2796\u3000"
                                 "\u00a0\u2007\u2009\u200a\u202f\u2002\u2003*`\uffe5"
                                 "\u223c\u2248\u200b]")
-_FW_THOUSANDS = re.compile(r"(?<=\d)，(?=\d{3}(?!\d))")
+# Patterns that start with the character they look for (and look behind it after) let the
+# regex engine skip to that character instead of trying the pattern at every position.
+_FW_THOUSANDS = re.compile(r"，(?<=\d，)(?=\d{3}(?!\d))")
 # A thin or narrow no-break space, or an apostrophe, between digit groups: "25 247.10", "1'455"
-_THIN_THOUSANDS = re.compile("(?<=\\d)[\u2009\u202f\u00a0'](?=\\d{3}(?!\\d))")
+_THIN_THOUSANDS = re.compile("[\u2009\u202f\u00a0'](?<=\\d[\u2009\u202f\u00a0'])"
+                             "(?=\\d{3}(?!\\d))")
 
 
 # European style: "6 629,07", "6.629,07" → "6,629.07"; a decimal comma before a unit ("−0,63 %")
@@ -220,7 +223,9 @@ def _not_a_value(text: str, start: int, end: int, raw: str) -> bool:
     return False
 
 
-_DIGITS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
+# "\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?" with its first digit taken out of the branches,
+# so the engine skips to the next digit
+_DIGITS = re.compile(r"\d(?:\d{0,2}(?:,\d{3})+(?:\.\d+)?|\d*(?:\.\d+)?)")
 # After the digits: a scale, then a percent-like unit, a currency, a per-weight unit, points, a
 # count unit; each optional, in the order people write them ("4699.46亿元", "968.75元/克").
 _SUFFIX = re.compile(
@@ -323,6 +328,10 @@ class Mention:
         return "price" if self.currency or self.per else "number"
 
 
+# The characters a currency mark, a currency code or a sign can end with (and the blank).
+_PREFIX_TAILS = frozenset(" $¥€£+-dybDYB")
+
+
 def _skip_blank(text: str, k: int) -> int:
     return k - 1 if k > 0 and text[k - 1] == " " else k
 
@@ -330,6 +339,11 @@ def _skip_blank(text: str, k: int) -> int:
 def _prefix(text: str, ns: int) -> tuple[int, str, str]:
     """Look back from the digits over a currency mark ("$", "HK$ ", "¥", "USD ") and a +/- sign,
     each possibly followed by one blank: (where the mention starts, the currency, the sign)."""
+    if ns == 0:
+        return ns, "", ""
+    if text[ns - 1] not in _PREFIX_TAILS and (text[ns - 1].isascii()
+                                              or "\u4e00" <= text[ns - 1] <= "\u9fff"):
+        return ns, "", ""  # no blank, currency mark, code ("usd") or sign before the digits
     start = ns
     cur = ""
     k = ns - 1

@@ -33,8 +33,10 @@ MINE = "mine"
 OTHER = "other"
 UNSURE = "unsure"
 
-_CLAUSE_END = re.compile(r"[，,、；;。！？!?\n|]|\.(?=\s|$)|(?<=\s)-(?=\s)")
-_SCOPE_END = re.compile(r"[；;。！？!?\n|]|\.(?=\s|$)")
+# "[，,、；;。！？!?\n|]|\.(?=\s|$)|(?<=\s)-(?=\s)" and "[；;。！？!?\n|]|\.(?=\s|$)", written to start
+# with the character they look for, so the engine skips to it
+_CLAUSE_END = re.compile(r"[，,、；;。！？!?\n|.\-](?:(?<![.\-])|(?<=\.)(?=\s|$)|(?<=\s-)(?=\s))")
+_SCOPE_END = re.compile(r"[；;。！？!?\n|.](?:(?<!\.)|(?=\s|$))")
 # Words that put a value in the past. Comparisons ("较前一交易日下跌") are not among them.
 _EARLIER = re.compile(r"前几天|前几日|几天前|此前|之前|上周|earlier|previously|days? ago|last week",
                       re.IGNORECASE)
@@ -43,9 +45,10 @@ _PERIOD_N = re.compile(r"近\s*\d+\s*(?:个?交易日|日|天|个?月|周|年)|�
                        r"(?:last|past)\s+\d+\s+(?:trading\s+)?(?:days|weeks|months|years)|"
                        r"\d+-(?:day|week|month)\b")
 # Terse answers: "开618.5、高620.5、低602.5", "O 512.58 H 516.85 L 508.13 C 511.61", "O/H/L = …"
-_TERSE_ZH = re.compile(r"(?<![最今昨])([开高低收])(?=\s*[:：]?\s*[$¥]?\d)")
-_TERSE_EN = re.compile(r"(?<![A-Za-z])([OHLC])(?=\s*(?:[:=]\s*)?(?:[$¥]?\d|/[OHLC]\b))|"
-                       r"(?<=[OHLC]/)([OHLC])(?![A-Za-z])")
+# (each matches the one letter, and starts with it so the engine skips to one)
+_TERSE_ZH = re.compile(r"[开高低收](?<![最今昨][开高低收])(?=\s*[:：]?\s*[$¥]?\d)")
+_TERSE_EN = re.compile(r"[OHLC](?:(?<![A-Za-z][OHLC])(?=\s*(?:[:=]\s*)?(?:[$¥]?\d|/[OHLC]\b))|"
+                       r"(?<=[OHLC]/[OHLC])(?![A-Za-z]))")
 _TERSE_FIELD = {"开": F.OPEN, "高": F.HIGH, "低": F.LOW, "收": F.LAST, "O": F.OPEN, "H": F.HIGH,
                 "L": F.LOW, "C": F.LAST}
 _LEVEL_WORDS = frozenset({"跌至", "涨至", "升至", "降至", "回落至", "回升至", "上涨至", "下跌至", "下挫至",
@@ -242,7 +245,7 @@ def _terse_words(text: str, words: list[_Word], in_number: bytearray) -> list[_W
         taken[w.start:w.end] = b"\x01" * (w.end - w.start)
     extra = []
     for m in (*_TERSE_ZH.finditer(text), *_TERSE_EN.finditer(text)):
-        k = m.start(1) if m.group(1) else m.start(2)
+        k = m.start()
         ch = text[k]
         if not taken[k] and not in_number[k]:
             extra.append(_Word(k, k + 1, ch, _TERSE_FIELD[ch]))

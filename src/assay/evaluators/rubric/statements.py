@@ -14,7 +14,7 @@ from .instruments import Name
 
 Span = tuple[int, int]
 
-_SENT_END = re.compile(r"[。！？!?；;]|\.(?=\s|$)")
+_SENT_END = re.compile(r"[。！？!?；;.](?:(?<!\.)|(?=\s|$))")  # [。！？!?；;]|\.(?=\s|$), faster
 _BULLET = re.compile(r"\s*(?:[-+•·▪◦>]|\d{1,2}[.、)）](?!\d)|[（(]\d{1,2}[)）]|[a-hA-H][.)](?=\s))\s*")
 _SEPARATOR = re.compile(r"\s*:?-{2,}:?\s*")
 _COLON = re.compile(r"[:：]")

@@ -109,7 +109,16 @@ def read(answer: str, ident: Identity, want: Want) -> list[Bound]:
     in_number = bytearray(len(text))
     for m in mentions:
         in_number[m.start:m.end] = b"\x01" * (m.end - m.start)
-    words = [_Word(a, b, w, r.field) for a, b, w, r in toks if r.field and not in_number[a]]
+    words: list[_Word] = []
+    quals: list[tuple[int, str]] = []
+    periods: list[int] = []
+    for a, b, w, r in toks:  # one pass for the three kinds of words
+        if r.field and not in_number[a]:
+            words.append(_Word(a, b, w, r.field))
+        if r.qual and not in_number[a]:
+            quals.append((a, r.qual))
+        if r.period and not (a > 0 and low[a - 1].isdigit()):
+            periods.append(a)
     words = _terse_words(text, words, in_number)
     names = [n for n in all_names if not in_number[n.start]]
     # a name is not a field word ("恒生指数" names an index, "指数" alone is a level)
@@ -119,8 +128,6 @@ def read(answer: str, ident: Identity, want: Want) -> list[Bound]:
             named[n.start:n.end] = b"\x01" * (n.end - n.start)
         words = [w for w in words if not (named[w.start] and named[w.end - 1])
                  or w.field in (F.OFFSHORE, F.ONSHORE, F.CENTRAL_PARITY)]
-    quals = [(a, r.qual) for a, b, w, r in toks if r.qual and not in_number[a]]
-    periods = [a for a, b, w, r in toks if r.period and not (a > 0 and low[a - 1].isdigit())]
     if has_numeric_period(low):
         periods += [p.start() for p in _PERIOD_N.finditer(low)]
     lay = layout(text, names, in_number)
@@ -130,9 +137,9 @@ def read(answer: str, ident: Identity, want: Want) -> list[Bound]:
             return []
     clauses = [b.start() for b in _CLAUSE_END.finditer(text) if not in_number[b.start()]]
     paired = _respectively(text, mentions, words, in_number)
-    attached = _attach(text, mentions, words, quals, clauses)
+    attached = _attach(text, mentions, words, quals, clauses) if quals else {}
     period_of = set(_attach(text, mentions, words, [(p, F.RANGE52) for p in periods],
-                            clauses))
+                            clauses)) if periods else set()
     ctx = _Ctx(attached, period_of, text, low, ident, want, words, names, quals, periods, lay, clauses)
     out = [_bind(ctx, k, m, paired.get(k)) for k, m in enumerate(mentions)]
     out = _ranges(ctx, mentions, out)
@@ -376,15 +383,32 @@ def _field_word(ctx: _Ctx, unit: Unit | None, m: Mention, cs: int, ce: int,
                 return w, "respectively"
     # a word reaches the value only if no instrument is named between them
     # ("普跌：贵州茅台1455.00元": "跌" speaks of the sector, not of the price)
-    named = max((n.end for n in ctx.names if cs <= n.start and n.end <= m.start), default=cs)
-    before = [w for w in ctx.words if cs <= w.start and w.end <= m.start
-              and (w.start >= named or w.field != F.CHANGE)]
-    if before:
-        return before[-1], before[-1].text
-    after = [w for w in ctx.words if m.end <= w.start and w.end <= ce]
-    if after and after[0].start - m.end <= 3 and after[0].text.lower() not in F.FALL_SET \
-            and after[0].text.lower() not in F.RISE_SET and after[0].field != F.OTHER:
-        return after[0], after[0].text  # "112.91 (open)"
+    start = m.start
+    named = cs
+    for n in ctx.names:  # in order of position, as the words are, and never overlapping
+        if n.start >= start:
+            break
+        if cs <= n.start and named < n.end <= start:
+            named = n.end
+    words = ctx.words
+    last = None
+    i, count = 0, len(words)
+    while i < count:
+        w = words[i]
+        if w.start >= start:
+            break
+        if cs <= w.start and w.end <= start and (w.start >= named or w.field != F.CHANGE):
+            last = w
+        i += 1
+    if last is not None:
+        return last, last.text  # the nearest word before the value
+    while i < count and words[i].start < m.end:
+        i += 1
+    if i < count and words[i].end <= ce:  # the first word after it, in its clause
+        w = words[i]
+        if w.start - m.end <= 3 and w.text.lower() not in F.FALL_SET \
+                and w.text.lower() not in F.RISE_SET and w.field != F.OTHER:
+            return w, w.text  # "112.91 (open)"
     if unit is not None and unit.cell:
         for span, where in ((unit.header, "header"), (unit.label, "row")):
             if span is None:
@@ -579,8 +603,15 @@ def _strip(ctx: _Ctx, a: int, b: int) -> str:
         if a <= q < b:
             chars[q - a] = " "
     frag = "".join(chars)
-    frag = _FILLER.sub(lambda m: " " * len(m.group(0)), frag)
-    return re.sub(r"\d+\s*[年月日号]|\d+[:：]\d+", " ", frag)
+    frag = _FILLER.sub(_blank, frag)
+    return _DAY_OR_TIME.sub(" ", frag)
+
+
+_DAY_OR_TIME = re.compile(r"\d+\s*[年月日号]|\d+[:：]\d+")
+
+
+def _blank(m: re.Match[str]) -> str:
+    return " " * len(m.group(0))
 
 
 def _misfit(ctx: _Ctx, b: Bound) -> str:

@@ -230,7 +230,6 @@ class FinanceRubric(CodeEvaluator):
         earlier: list[Bound] = []
         if len(counted) > len({b.field for b in counted}):  # some field has several values
             counted, earlier = _latest_only(with_days(text, counted))
-        certain = [b for b in counted if not b.doubt]
         evidence["ignored"] = [_ignored(b) for b in ignored] + [
             {**_ignored(b), "why": "an earlier day than the answer's latest value"}
             for b in earlier]
@@ -247,24 +246,33 @@ class FinanceRubric(CodeEvaluator):
             return Score.null(f"ground truth lacks {exc}", NAME, version(), evidence=evidence)
         rows = [_row(b, c) for b, c in checked]
         evidence["values"] = rows
-        sure = [(b, c) for b, c in checked if not b.doubt]
-        maybe = [(b, c) for b, c in checked if b.doubt]
-        covered = {b.field for b in certain}
+        covered: set[str] = set()  # the fields a value certainly answers
+        all_pass = True  # every certain value passes
+        maybe_pass: set[str] = set()  # fields a doubtful value would answer right
+        maybe_fail = has_maybe = False
+        for b, c in checked:
+            if b.doubt:
+                has_maybe = True
+                if c.passed:
+                    maybe_pass.add(b.field)
+                else:
+                    maybe_fail = True
+            else:
+                covered.add(b.field)
+                if not c.passed:
+                    all_pass = False
         missing = [f for f in criteria.required if f not in covered]
-        all_pass = all(c.passed for _, c in sure)
-        can_be_1 = all_pass and all(f in covered or any(b.field == f and c.passed
-                                                         for b, c in maybe)
-                                    for f in criteria.required)
-        can_be_0 = not all_pass or bool(missing) or any(not c.passed for _, c in maybe)
+        can_be_1 = all_pass and all(f in covered or f in maybe_pass for f in criteria.required)
+        can_be_0 = not all_pass or bool(missing) or maybe_fail
         if can_be_1 and can_be_0:
-            candidates = [{**_row(b, c), "doubt": b.why} for b, c in maybe]
+            candidates = [{**_row(b, c), "doubt": b.why} for b, c in checked if b.doubt]
             reason = ("两种读法结论不同，无法确定，弃权：" + "；".join(
                 f"{c['text']}（{c['doubt']}）" for c in candidates) if zh else
                 "Two readings of the answer decide differently; abstained: " + "; ".join(
                 f"{c['text']} ({c['doubt']})" for c in candidates))
             return Score.abstain(reason, NAME, version(), candidates=candidates,
                                  evidence=evidence)
-        if missing and not maybe:
+        if missing and not has_maybe:
             evidence["missing"] = missing
             names = _names(missing, lang)
             return self._score(0, f"回复缺少必答点：{names}，得0分。" if zh else
@@ -272,15 +280,16 @@ class FinanceRubric(CodeEvaluator):
                                evidence)
         if missing:
             evidence["missing"] = missing
-        return self._verdict(0 if can_be_0 else 1, checked, criteria, lang, evidence)
+        return self._verdict(0 if can_be_0 else 1, checked, rows, criteria, lang, evidence)
 
-    def _verdict(self, value: int, checked: list[tuple[Bound, Check]], criteria: Criteria,
-                 lang: str, evidence: dict[str, Any]) -> Score:
+    def _verdict(self, value: int, checked: list[tuple[Bound, Check]],
+                 rows: list[dict[str, Any]], criteria: Criteria, lang: str,
+                 evidence: dict[str, Any]) -> Score:
         zh = lang == "zh"
         parts_ok: list[str] = []
         parts_bad: list[str] = []
-        for b, c in checked:
-            shown = plain(b.value) + ("%" if b.mention.percent else "")
+        for (b, c), row in zip(checked, rows, strict=True):
+            shown = row["value"] + ("%" if b.mention.percent else "")
             label = F.display(b.field, lang)
             low, high, truth = c.interval.shown
             interval = f"[{low}, {high}]"

@@ -399,6 +399,7 @@ _NOT_TICKERS = frozenset({"usd", "hkd", "cny", "rmb", "eur", "gbp", "jpy", "etf"
                           "cpi", "ppi", "pmi", "bp", "bps", "pct", "am", "pm", "et", "est", "edt",
                           "utc", "gmt", "hkt", "cst", "bj", "no", "id", "ai", "yoy", "mom", "qoq",
                           "high", "low", "open", "close", "last", "rsi", "macd", "kdj", "dif"})
+_DERIVATIVE_FIRST = frozenset("期主合femo")  # the first characters of its words
 _DERIVATIVE = re.compile(r"\s?(?:期货|期指|主力合约|主力|合约|futures?|etf|e-mini|mini|options?|期权)")
 
 
@@ -511,7 +512,7 @@ def scan(low: str, ident: Identity, original: str = "",
         if taken.find(1, start, end) >= 0:
             continue
         taken[start:end] = b"\x01" * (end - start)
-        if mine and derivative and _DERIVATIVE.match(low, end):
+        if mine and derivative and _derivative_after(low, end):
             mine = False  # "恒指期货", "S&P 500 futures", "… ETF" (COMEX gold is a future)
         out.append(Name(start, end, low[start:end], mine))
     if len(out) > 1:
@@ -521,6 +522,14 @@ def scan(low: str, ident: Identity, original: str = "",
 
 def _start(n: Name) -> int:
     return n.start
+
+
+def _derivative_after(low: str, end: int) -> bool:
+    """_DERIVATIVE.match(low, end), tried only where its first character is."""
+    c = low[end:end + 1]
+    if c.isspace():
+        c = low[end + 1:end + 2]
+    return bool(c) and c in _DERIVATIVE_FIRST and _DERIVATIVE.match(low, end) is not None
 
 
 _TENOR = re.compile(r"(?<![\d.])(\d{1,2}|十|两|二|三|五|七|三十)\s*(?:年期|年|-?\s*years?|-?\s*yr|y)"

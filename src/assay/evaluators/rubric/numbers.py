@@ -163,6 +163,12 @@ _RIGHT = re.compile(
     ]),
     re.IGNORECASE,
 )
+# After "元", "美元" or "港元" only the currency-quote alternative of _RIGHT can match, after
+# "点" or "时" only the clock one: those two alone are tried there.
+_RIGHT_CCY = re.compile(rf"\s*(?:{'|'.join(_CCY_WORDS)})\s*(?:对|兑|=|可兑换|折合|兑换)", re.IGNORECASE)
+_RIGHT_CLOCK = re.compile(r"\s*[时点]\s*\d{1,2}\s*分", re.IGNORECASE)
+_RIGHT_AFTER = {"元": _RIGHT_CCY, "美": _RIGHT_CCY, "港": _RIGHT_CCY, "点": _RIGHT_CLOCK,
+                "时": _RIGHT_CLOCK}
 # the rest of a date after its year: 2025-10-17, 2025.10.17, 2025-10
 _YEAR_RIGHT = re.compile(r"\s*([-/.])\s*\d{1,2}\s*\1\s*\d{1,2}(?!\d)|\s*[-/]\s*\d{1,2}(?![\d.])")
 # The characters a _RIGHT match can start with (besides ASCII letters), and those a _LEFT_REV
@@ -179,7 +185,7 @@ def _not_a_value(text: str, start: int, end: int, raw: str) -> bool:
     """True when the digit run text[start:end] is part of a date, time, code, name or marker."""
     nxt = text[end] if end < len(text) else ""
     if nxt and (nxt in _RIGHT_FIRST or (nxt.isascii() and nxt.isalpha())) and \
-            _RIGHT.match(text, end):
+            _RIGHT_AFTER.get(nxt, _RIGHT).match(text, end):
         return True
     if nxt == "." and end + 1 < len(text) and text[end + 1].isdigit():
         return True  # "2025.10.17", "1.2.3": a dotted sequence, not a decimal
@@ -229,17 +235,20 @@ def _not_a_value(text: str, start: int, end: int, raw: str) -> bool:
 _DIGITS = re.compile(r"\d(?:\d{0,2}(?:,\d{3})+(?:\.\d+)?|\d*(?:\.\d+)?)")
 # After the digits: a scale, then a percent-like unit, a currency, a per-weight unit, points, a
 # count unit; each optional, in the order people write them ("4699.46亿元", "968.75元/克").
+# Each group looks ahead at its words' first characters (case-folded like the words), so a
+# group that is not there fails in one test instead of one per word.
 _SUFFIX = re.compile(
-    r"(?P<mag>\s?(?:万亿|千亿|百亿|亿|千万|百万|万|千|trillion|billion|million|thousand|trn|bn|tn|mn)"
-    r"|(?:[kmb])(?![a-z]))?"
-    r"(?P<pct>\s?(?:%|个百分点|百分点|percentage points?|pp(?![a-z])|percent|pct|个基点|bps|bp|基点|"
-    r"pips?)(?![a-z]))?"
-    r"(?P<cur>\s?(?:美元|美金|港元|港币|人民币元|人民币|日元|欧元|英镑|韩元|元|usd|hkd|cny|rmb|jpy|eur|gbp|"
-    r"us dollars?|hk dollars?|dollars?|yuan)(?![a-z]))?"
-    r"(?P<per>\s?(?:/\s?(?:盎司|克|千克|公斤|吨|桶|oz|ounce|g|kg|gram|bbl|barrel|股)|每(?:盎司|克|股)|"
-    r"per (?:troy )?(?:ounce|oz|gram|g|share|barrel))(?![a-z]))?"
-    r"(?P<pts>\s?(?:点位|点|pts?|points?)(?![a-z]))?"
-    r"(?P<cnt>\s?(?:股|手|ordinary shares|[abh][- ]shares|shares|lots|张|contracts|份|笔)(?![a-z]))?",
+    r"(?P<mag>\s?(?=[万千百亿tbmk])(?:万亿|千亿|百亿|亿|千万|百万|万|千|trillion|billion|million|thousand"
+    r"|trn|bn|tn|mn)|(?:[kmb])(?![a-z]))?"
+    r"(?P<pct>\s?(?=[%个百pb基])(?:%|个百分点|百分点|percentage points?|pp(?![a-z])|percent|pct|个基点|"
+    r"bps|bp|基点|pips?)(?![a-z]))?"
+    r"(?P<cur>\s?(?=[美港人日欧英韩元uhcrjegdy])(?:美元|美金|港元|港币|人民币元|人民币|日元|欧元|英镑|韩元|元|"
+    r"usd|hkd|cny|rmb|jpy|eur|gbp|us dollars?|hk dollars?|dollars?|yuan)(?![a-z]))?"
+    r"(?P<per>\s?(?=[/每p])(?:/\s?(?:盎司|克|千克|公斤|吨|桶|oz|ounce|g|kg|gram|bbl|barrel|股)|"
+    r"每(?:盎司|克|股)|per (?:troy )?(?:ounce|oz|gram|g|share|barrel))(?![a-z]))?"
+    r"(?P<pts>\s?(?=[点p])(?:点位|点|pts?|points?)(?![a-z]))?"
+    r"(?P<cnt>\s?(?=[股手oabhslc张份笔])(?:股|手|ordinary shares|[abh][- ]shares|shares|lots|张|"
+    r"contracts|份|笔)(?![a-z]))?",
     re.IGNORECASE,
 )
 # characters after a number that start no unit: the suffix regex need not run

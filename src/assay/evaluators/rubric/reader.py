@@ -168,6 +168,11 @@ _ALSO = re.compile(r"\s*(?:点|元|港元|美元|pts|points)?\s*[，,]?\s*"
 
 
 def _also(ctx: _Ctx, mentions: list[Mention], out: list[Bound]) -> list[Bound]:
+    text, low = ctx.text, ctx.low
+    # _ALSO needs 即 / 也 / 亦, "which" or "i.e." (in any case) somewhere after the value
+    if not ("即" in text or "也" in text or "亦" in text or ("wh" in low and "ch" in low)
+            or ".e." in low):
+        return out
     extra: list[Bound] = []
     for k, b in enumerate(out):
         if not b.field or b.why:

@@ -23,7 +23,8 @@ _FULLWIDTH.update({ord("*"): ord(" "), ord("`"): ord(" "), 0xFFE5: ord("¥"), 0x
                    0x2248: ord("~"), 0x200B: ord(" ")})
 
 
-_NEEDS_TRANSLATION = re.compile("[\uff01-\uff5e\u2212\u2012-\u2015\ufe63\u2796\u3000"
+# The characters _FULLWIDTH changes (not the full-width comma, which it keeps).
+_NEEDS_TRANSLATION = re.compile("[\uff01-\uff0b\uff0d-\uff5e\u2212\u2012-\u2015\ufe63\u2796\u3000"
                                 "\u00a0\u2007\u2009\u200a\u202f\u2002\u2003*`\uffe5"
                                 "\u223c\u2248\u200b]")
 # Patterns that start with the character they look for (and look behind it after) let the
@@ -57,8 +58,8 @@ def normalise(text: str) -> str:
     if _NEEDS_TRANSLATION.search(text) is not None or "'" in text:
         text = _THIN_THOUSANDS.sub(",", text)
         text = text.translate(_FULLWIDTH)
-        if "，" in text:
-            text = _FW_THOUSANDS.sub(",", text)
+    if "，" in text:
+        text = _FW_THOUSANDS.sub(",", text)
     if (" " in text or "," in text) and _MAY_GROUP.search(text) is not None:
         text = _GROUPS.sub(_group, text)
     return text

@@ -313,14 +313,14 @@ def _bind(ctx: _Ctx, k: int, m: Mention, paired: str | None) -> Bound:
         field, via = F.CHANGE_PCT, "a signed percent beside the price"
     if not field and m.percent and (m.signed or _arrow(ctx.text, m.start)):
         field, via = F.CHANGE_PCT, "a signed percent"
-    header_text = _context_text(ctx, unit)
-    if unit is not None and unit.cell and field == F.CHANGE and "%" in header_text:
+    if unit is not None and unit.cell and field == F.CHANGE and "%" in _context_text(ctx, unit):
         field = F.CHANGE_PCT
     value = m.value
     # qualifiers tied to this value (and those in a cell's header and row label)
     doubt = ""
     quals = list(ctx.attached.get(k, ()))
-    quals += [qf for qpos, qf in ctx.quals if _in_context(unit, qpos)]
+    if unit is not None and unit.cell and ctx.quals:
+        quals += [qf for qpos, qf in ctx.quals if _in_context(unit, qpos)]
     if not quals and field == F.LAST and word is not None and \
             word.text.lower() in _GENERIC_LEVEL and _extended_before(ctx, unit, cs, m):
         quals.append(F.EXTENDED)  # "苹果盘前涨0.5%，报248.69美元"
@@ -343,15 +343,13 @@ def _bind(ctx: _Ctx, k: int, m: Mention, paired: str | None) -> Bound:
     if not field and len(ctx.want.required) == 1 and instrument != OTHER and \
             ctx.want.required[0] in (F.LAST, F.CHANGE_PCT):
         # a bare "$157.91" answers "the price" when it is the one quantity asked for
-        fallback = Bound(ctx.want.required[0], m, value, "fallback", instrument, about)
-        if not _misfit(ctx, fallback):
-            field, via = fallback.field, "fallback"
-    b = Bound(field, m, value, via, instrument, about)
+        if not _misfit_of(ctx, ctx.want.required[0], m, value):
+            field, via = ctx.want.required[0], "fallback"
     unsure = False
     if instrument == OTHER:
         why = f"speaks of {about}" if about else "speaks of another instrument"
     else:
-        why = _misfit(ctx, b)
+        why = _misfit_of(ctx, field, m, value)
     if why:
         pass
     elif m.bound:
@@ -360,7 +358,7 @@ def _bind(ctx: _Ctx, k: int, m: Mention, paired: str | None) -> Bound:
         unsure, why = True, f"may speak of «{about}», not the item's instrument"
     elif doubt:
         unsure, why = True, doubt
-    return Bound(field, m, value, via, instrument, about, why, unsure) if why else b
+    return Bound(field, m, value, via, instrument, about, why, unsure)
 
 
 def _arrow(text: str, pos: int) -> bool:
@@ -621,7 +619,10 @@ def _blank(m: re.Match[str]) -> str:
 
 def _misfit(ctx: _Ctx, b: Bound) -> str:
     """Why a value's kind does not fit the field it was tied to ("" when it fits)."""
-    m, field = b.mention, b.field
+    return _misfit_of(ctx, b.field, b.mention, b.value)
+
+
+def _misfit_of(ctx: _Ctx, field: str, m: Mention, value: Decimal) -> str:
     if not field:
         return "no field word reaches it"
     if field in (F.OTHER, F.RANGE52, F.CONVERTED, F.DAY_RANGE):
@@ -634,7 +635,7 @@ def _misfit(ctx: _Ctx, b: Bound) -> str:
             return "points of change (bp / pp) are not a level"
         if m.count:
             return "a count of shares is not a price"
-        if b.value < 0:
+        if value < 0:
             return "a negative number is not a price"
         if m.per and ctx.ident.per and m.per in ("g", "oz") and m.per != ctx.ident.per:
             return f"a price per {m.per}, the item's is per {ctx.ident.per}"

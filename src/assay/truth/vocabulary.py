@@ -276,18 +276,25 @@ def _loads(text: str) -> tuple[Any, list[str]]:
         raise PayloadError(f"ground_truth is not valid JSON: {first}") from None
 
 
+_EASTMONEY_US = re.compile(r"^\d{3}\.([A-Z][A-Z0-9_-]*)")
+_SHARE_CLASS = re.compile(r"^([A-Z]{1,5})[._/-]([A-C])(?:\.[A-Z]{1,2})?$")
+_CODE_END = re.compile(r"[.\s]")
+
+
 def code_core(code: str) -> str:
     """The part of an instrument code every spelling shares: 600519.SH / 600519___SH → 600519,
     0700.HK / 00700 → 700, 105.AAPL / AAPL.O / AAPL → AAPL, USD/CNY / USDCNY → USDCNY."""
     c = code.strip().upper().replace("___", ".")
-    m = re.match(r"^\d{3}\.([A-Z][A-Z0-9_-]*)", c)  # East Money's US prefix "105."
+    if c.isdigit():  # the common case, and what the steps below make of it
+        return c.lstrip("0") or c
+    m = _EASTMONEY_US.match(c)  # East Money's US prefix "105."
     if m:
         c = m.group(1)
     # a share class is part of the code: BRK.B, BRK-B, BRK_B, BRK/B → BRK_B
-    cls = re.match(r"^([A-Z]{1,5})[._/-]([A-C])(?:\.[A-Z]{1,2})?$", c)
+    cls = _SHARE_CLASS.match(c)
     if cls:
         return f"{cls.group(1)}_{cls.group(2)}"
-    head = re.split(r"[.\s]", c, maxsplit=1)[0] if not c.startswith(".") else c
+    head = _CODE_END.split(c, maxsplit=1)[0] if not c.startswith(".") else c
     head = head.replace("/", "").replace("-", "")
     return head.lstrip("0") or head if head.isdigit() else head
 

@@ -20,13 +20,56 @@ class MissingTruth(LookupError):
     """The ground truth has no number for what the rule needs."""
 
 
-@dataclass(frozen=True, slots=True)
-class Check:
-    passed: bool
-    low: Decimal  # accepted interval, inclusive
+@dataclass(slots=True)
+class Interval:
+    """What a value of one field, written to one precision, is compared with. The same for
+    every answer to an item, so `Checker` keeps one per (field, precision)."""
+
+    low: Decimal  # accepted interval, inclusive (for rounding: the values that round to target)
     high: Decimal
     truth: Decimal
     how: str  # what was compared, for evidence
+    step: Decimal | None = None  # rounding: the value rounded to `step` must equal `target`
+    target: Decimal = Decimal(0)
+    shown: tuple[str, str, str] = ("", "", "")  # low, high and truth as written in evidence
+
+    def admits(self, value: Decimal) -> bool:
+        step = self.step
+        if step is None:
+            return self.low <= value <= self.high
+        if step <= 0:
+            return round_half_up(value, step) == self.target
+        # round_half_up(value, step) == target, without dividing: half-up rounds ties away
+        # from zero, so a positive target takes [low, high), a negative one (low, high], and
+        # zero (low, high)
+        target = self.target
+        if target > 0:
+            return self.low <= value < self.high
+        if target < 0:
+            return self.low < value <= self.high
+        return self.low < value < self.high
+
+
+@dataclass(slots=True)  # built per answer: see numbers.Mention on why not frozen
+class Check:
+    passed: bool
+    interval: Interval
+
+    @property
+    def low(self) -> Decimal:
+        return self.interval.low
+
+    @property
+    def high(self) -> Decimal:
+        return self.interval.high
+
+    @property
+    def truth(self) -> Decimal:
+        return self.interval.truth
+
+    @property
+    def how(self) -> str:
+        return self.interval.how
 
 
 def truth_for(field: str, truth: Truth, session: str = "") -> TruthValue | None:
@@ -59,6 +102,39 @@ def check(field: str, value: Decimal, quantum: Decimal, rule: Rule, truth: Truth
     """Whether `value` (written to `quantum`) meets `rule` for `field`. `percent`: the quantity
     is itself in percent (a yield), so a tolerance written "±0.01%" is 0.01 percentage points,
     as the judge's own example (13.56% ± 0.01% → [13.55%, 13.57%]) reads it."""
+    iv = interval(field, quantum, rule, truth, session, percent)
+    return Check(iv.admits(value), iv)
+
+
+class Checker:
+    """`check` for one item's rule and truth, keeping each interval it computes."""
+
+    __slots__ = ("_seen", "rule", "session", "truth")
+
+    def __init__(self, rule: Rule, truth: Truth, session: str = "") -> None:
+        self.rule, self.truth, self.session = rule, truth, session
+        self._seen: dict[tuple[str, str, bool], Interval] = {}
+
+    def check(self, field: str, value: Decimal, quantum: Decimal, percent: bool = False
+              ) -> Check:
+        # str, not the Decimal: 0.01 and 0.010 are equal but show differently in evidence
+        key = (field, str(quantum), percent)
+        iv = self._seen.get(key)
+        if iv is None:
+            iv = interval(field, quantum, self.rule, self.truth, self.session, percent)
+            if len(self._seen) < 256:
+                self._seen[key] = iv
+        return Check(iv.admits(value), iv)
+
+
+def _interval(low: Decimal, high: Decimal, truth: Decimal, how: str,
+              step: Decimal | None = None, target: Decimal = Decimal(0)) -> Interval:
+    return Interval(low, high, truth, how, step, target, (plain(low), plain(high), plain(truth)))
+
+
+def interval(field: str, quantum: Decimal, rule: Rule, truth: Truth, session: str = "",
+             percent: bool = False) -> Interval:
+    """The interval `check` compares a value of `field` written to `quantum` with."""
     tv = truth_for(field, truth, session)
     if tv is None:
         raise MissingTruth(field)
@@ -66,13 +142,12 @@ def check(field: str, value: Decimal, quantum: Decimal, rule: Rule, truth: Truth
         q = max(quantum, tv.quantum)
         target = round_half_up(tv.value, q)
         half = q / 2
-        passed = round_half_up(value, q) == target
-        return Check(passed, target - half, target + half, tv.value,
-                     f"{tv.key} rounded to {plain(q)}")
+        return _interval(target - half, target + half, tv.value,
+                         f"{tv.key} rounded to {plain(q)}", q, target)
     if rule.kind == RANGE:
         lo, hi, keys = _day_range(truth)
         low, high = round_half_up(lo, quantum), round_half_up(hi, quantum)
-        return Check(low <= value <= high, low, high, tv.value, f"{keys} rounded to {plain(quantum)}")
+        return _interval(low, high, tv.value, f"{keys} rounded to {plain(quantum)}")
     amount = rule.amount if rule.amount is not None else Decimal(0)
     if rule.amount_is_percent and not percent and field not in truth.percent_fields:
         raise RuleNotApplicable(
@@ -80,9 +155,9 @@ def check(field: str, value: Decimal, quantum: Decimal, rule: Rule, truth: Truth
             f"{F.display(field, 'en')}")
     if rule.kind == ABSOLUTE or (rule.kind == EXPANDED_RANGE and field not in F.PRICE_FIELDS):
         low, high = tv.value - amount, tv.value + amount
-        return Check(low <= value <= high, low, high, tv.value, f"{tv.key} ± {plain(amount)}")
+        return _interval(low, high, tv.value, f"{tv.key} ± {plain(amount)}")
     if rule.kind == EXPANDED_RANGE:
         lo, hi, keys = _day_range(truth)
         low, high = lo - amount, hi + amount
-        return Check(low <= value <= high, low, high, tv.value, f"{keys} ± {plain(amount)}")
+        return _interval(low, high, tv.value, f"{keys} ± {plain(amount)}")
     raise RuleNotApplicable(f"unknown rule {rule.kind}")

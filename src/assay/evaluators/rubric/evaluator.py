@@ -21,7 +21,7 @@ from assay.evaluators.base import CodeEvaluator
 from assay.truth.vocabulary import snapshot_of_item
 
 from . import words as F
-from .checks import Check, MissingTruth, RuleNotApplicable, check, truth_for
+from .checks import Check, Checker, MissingTruth, RuleNotApplicable, truth_for
 from .criteria import Criteria, RubricError, parse_criteria
 from .instruments import Identity, identity
 from .reader import MINE, Bound, Want, read, with_days
@@ -58,6 +58,8 @@ class Prepared:
     want: Want
     alias: dict[str, str]
     evidence: dict[str, Any]  # the part of every score's evidence that does not vary
+    checker: Checker  # the precision rule against this truth, keeping its intervals
+    required: frozenset[str]
 
 
 def _latest_only(values: list[Bound]) -> tuple[list[Bound], list[Bound]]:
@@ -154,7 +156,7 @@ def _prepare(item: Item, truth: TruthSnapshot | None) -> Score | Prepared:
         alias.setdefault(F.BID, F.LAST)  # the truth's latest is the middle of bid and ask
         alias.setdefault(F.ASK, F.LAST)
     return Prepared(criteria, tv, ident, lang, Want(criteria.required, percent_last), alias,
-                    evidence)
+                    evidence, Checker(rule, tv, criteria.session), frozenset(criteria.required))
 
 
 class FinanceRubric(CodeEvaluator):
@@ -214,45 +216,63 @@ class FinanceRubric(CodeEvaluator):
         zh = lang == "zh"
         evidence = dict(p.evidence)
         percent_last = p.want.percent_last
-        bound = given if given is not None else read(text, p.ident, p.want)
         alias = p.alias
-        bound = [b if b.field not in alias else replace(b, field=alias[b.field]) for b in bound]
-        required = set(criteria.required)
-        counted = [b for b in bound if b.field in required and (b.doubt or not b.why)]
-        ignored = [b for b in bound if not (b.field in required and (b.doubt or not b.why))]
+        required = p.required
+        counted: list[Bound] = []
+        ignored: list[Bound] = []
+        for b in given if given is not None else read(text, p.ident, p.want):
+            if b.field in alias:
+                b = replace(b, field=alias[b.field])
+            if b.field in required and (b.doubt or not b.why):
+                counted.append(b)
+            else:
+                ignored.append(b)
         earlier: list[Bound] = []
         if len(counted) > len({b.field for b in counted}):  # some field has several values
             counted, earlier = _latest_only(with_days(text, counted))
-        certain = [b for b in counted if not b.doubt]
         evidence["ignored"] = [_ignored(b) for b in ignored] + [
             {**_ignored(b), "why": "an earlier day than the answer's latest value"}
             for b in earlier]
+        percent_fields = truth.percent_fields
+        checker = p.checker
         try:
-            checked = [(b, self._check(b, criteria, truth, percent_last)) for b in counted]
+            checked = [(b, checker.check(b.field, b.value, b.mention.quantum,
+                                         b.field in percent_fields or
+                                         (b.field == F.LAST and percent_last)))
+                       for b in counted]
         except RuleNotApplicable as exc:
             return Score.error(str(exc), NAME, version(), evidence=evidence)
         except MissingTruth as exc:  # pragma: no cover - guarded by `lacking` above
             return Score.null(f"ground truth lacks {exc}", NAME, version(), evidence=evidence)
         rows = [_row(b, c) for b, c in checked]
         evidence["values"] = rows
-        sure = [(b, c) for b, c in checked if not b.doubt]
-        maybe = [(b, c) for b, c in checked if b.doubt]
-        covered = {b.field for b in certain}
+        covered: set[str] = set()  # the fields a value certainly answers
+        all_pass = True  # every certain value passes
+        maybe_pass: set[str] = set()  # fields a doubtful value would answer right
+        maybe_fail = has_maybe = False
+        for b, c in checked:
+            if b.doubt:
+                has_maybe = True
+                if c.passed:
+                    maybe_pass.add(b.field)
+                else:
+                    maybe_fail = True
+            else:
+                covered.add(b.field)
+                if not c.passed:
+                    all_pass = False
         missing = [f for f in criteria.required if f not in covered]
-        all_pass = all(c.passed for _, c in sure)
-        can_be_1 = all_pass and all(f in covered or any(b.field == f and c.passed
-                                                         for b, c in maybe)
-                                    for f in criteria.required)
-        can_be_0 = not all_pass or bool(missing) or any(not c.passed for _, c in maybe)
+        can_be_1 = all_pass and all(f in covered or f in maybe_pass for f in criteria.required)
+        can_be_0 = not all_pass or bool(missing) or maybe_fail
         if can_be_1 and can_be_0:
-            candidates = [{**_row(b, c), "doubt": b.why} for b, c in maybe]
+            candidates = [{**_row(b, c), "doubt": b.why} for b, c in checked if b.doubt]
             reason = ("两种读法结论不同，无法确定，弃权：" + "；".join(
                 f"{c['text']}（{c['doubt']}）" for c in candidates) if zh else
                 "Two readings of the answer decide differently; abstained: " + "; ".join(
                 f"{c['text']} ({c['doubt']})" for c in candidates))
             return Score.abstain(reason, NAME, version(), candidates=candidates,
                                  evidence=evidence)
-        if missing and not maybe:
+        if missing and not has_maybe:
             evidence["missing"] = missing
             names = _names(missing, lang)
             return self._score(0, f"回复缺少必答点：{names}，得0分。" if zh else
@@ -260,30 +280,26 @@ class FinanceRubric(CodeEvaluator):
                                evidence)
         if missing:
             evidence["missing"] = missing
-        return self._verdict(0 if can_be_0 else 1, checked, criteria, lang, evidence)
+        return self._verdict(0 if can_be_0 else 1, checked, rows, criteria, lang, evidence)
 
-    @staticmethod
-    def _check(b: Bound, criteria: Criteria, truth: Truth, percent_last: bool) -> Check:
-        percent = b.field in truth.percent_fields or (b.field == F.LAST and percent_last)
-        return check(b.field, b.value, b.mention.quantum, criteria.rule, truth,
-                     criteria.session, percent)
-
-    def _verdict(self, value: int, checked: list[tuple[Bound, Check]], criteria: Criteria,
-                 lang: str, evidence: dict[str, Any]) -> Score:
+    def _verdict(self, value: int, checked: list[tuple[Bound, Check]],
+                 rows: list[dict[str, Any]], criteria: Criteria, lang: str,
+                 evidence: dict[str, Any]) -> Score:
         zh = lang == "zh"
         parts_ok: list[str] = []
         parts_bad: list[str] = []
-        for b, c in checked:
-            shown = plain(b.value) + ("%" if b.mention.percent else "")
+        for (b, c), row in zip(checked, rows, strict=True):
+            shown = row["value"] + ("%" if b.mention.percent else "")
             label = F.display(b.field, lang)
-            interval = f"[{plain(c.low)}, {plain(c.high)}]"
+            low, high, truth = c.interval.shown
+            interval = f"[{low}, {high}]"
             if c.passed:
                 parts_ok.append(f"{label} {shown} 在 {interval} 内" if zh else
                                 f"{label} {shown} within {interval}")
             elif not b.doubt or value == 0:
-                parts_bad.append(f"{label} {shown} 不在 {interval} 内（真实值 {plain(c.truth)}）"
+                parts_bad.append(f"{label} {shown} 不在 {interval} 内（真实值 {truth}）"
                                  if zh else f"{label} {shown} outside {interval} "
-                                 f"(truth {plain(c.truth)})")
+                                 f"(truth {truth})")
         rule_text = criteria.rule.text
         if value == 0:
             if not parts_bad and evidence.get("missing"):
@@ -307,10 +323,11 @@ def _names(fields: list[str], lang: str) -> str:
 
 
 def _row(b: Bound, c: Check) -> dict[str, Any]:
+    low, high, truth = c.interval.shown
     row: dict[str, Any] = {
         "field": b.field, "text": b.mention.text, "span": [b.mention.start, b.mention.end],
-        "value": plain(b.value), "via": b.via, "truth": plain(c.truth),
-        "accepted": [plain(c.low), plain(c.high)], "compared": c.how, "pass": c.passed,
+        "value": plain(b.value), "via": b.via, "truth": truth,
+        "accepted": [low, high], "compared": c.interval.how, "pass": c.passed,
     }
     if b.about:
         row["instrument"] = b.about

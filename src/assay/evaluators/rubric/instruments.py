@@ -206,6 +206,9 @@ _LATIN = re.compile(r"[a-z]")
 _LETTERS = re.compile(r"[a-z]{1,5}")
 _CCY_CODES = ("usd", "cny", "cnh", "eur", "jpy", "gbp", "hkd", "aud", "cad", "chf", "sgd", "krw")
 _CODE_SUFFIXES = (".hk", ".sh", ".sz", ".bj", ".ss", ".o", ".n", ".a", ".us")
+# "any of these words in the text", one pass instead of a `in` test per word
+_ANY_CCY_CODE = re.compile("|".join(_CCY_CODES))
+_ANY_CODE_SUFFIX = re.compile("|".join(map(re.escape, _CODE_SUFFIXES)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,9 +223,14 @@ class Identity:
     currency: str  # the currency its price is in, when known
     per: str  # "g" / "oz" for gold and silver prices
     kind: str  # "stock", "index", "fx", "commodity", "bond", ""
+    # derived once here, not per answer: the currency pair among `ids` ("fx:CNY/USD") and its
+    # two currencies, and the lower-cased codes that are words ("nvda")
+    pair: str = ""
+    pair_ccy: frozenset[str] = frozenset()
+    word_codes: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # built per answer: see numbers.Mention on why not frozen
 class Name:
     """An instrument named in an answer."""
 
@@ -255,10 +263,13 @@ def _pair_id(a: str, b: str) -> str:
     return "fx:" + "/".join(sorted((x, y)))
 
 
+_BOND_WORD_IN_NAME = re.compile(
+    r"国债|政府债|treasur|government|gilt|bund|jgb|bond|note|收益率|yield|美债|中债")
+
+
 def _bond_id(m: re.Match[str]) -> str:
     text = m.group(0)
-    if not re.search(r"国债|政府债|treasur|government|gilt|bund|jgb|bond|note|收益率|yield|美债|中债",
-                     text):
+    if not _BOND_WORD_IN_NAME.search(text):
         return ""
     tenor = m.group(2)
     years = _ZH_DIGITS.get(tenor) or int(tenor)
@@ -343,8 +354,11 @@ def identity(prompt: str, required: str, tickers: tuple[str, ...], truth_name: s
         per = "g"
     elif ids & {"comex_gold", "spot_gold", "silver"}:
         per = "oz"
-    return Identity(frozenset(ids), tuple(names), frozenset(codes), listing, classes, currency,
-                    per, kind)
+    all_ids, all_codes = frozenset(ids), frozenset(codes)
+    pair = next((i for i in all_ids if i.startswith("fx:")), "")
+    return Identity(all_ids, tuple(names), all_codes, listing, classes, currency, per, kind,
+                    pair, frozenset(pair[3:].split("/")) if pair else frozenset(),
+                    tuple(c.lower() for c in all_codes if len(c) >= 2 and c.isalpha()))
 
 
 def _listing(tickers: tuple[str, ...], truth_code: str, text: str) -> str:
@@ -377,12 +391,15 @@ def _kind(ids: set[str], tags: str, listing: str) -> str:
     return ""
 
 
-_TICKER = re.compile(r"(?<![A-Za-z0-9.$])([A-Z]{2,5}(?:\.[A-Z])?)(?=\s*[:=]?\s*(?:US)?\$?\s?\d)")
+# (?<![A-Za-z0-9.$])[A-Z]{2,5}…, written to start with a capital so the engine skips to one
+_TICKER = re.compile(r"([A-Z](?<![A-Za-z0-9.$][A-Z])[A-Z]{1,4}(?:\.[A-Z])?)"
+                     r"(?=\s*[:=]?\s*(?:US)?\$?\s?\d)")
 _NOT_TICKERS = frozenset({"usd", "hkd", "cny", "rmb", "eur", "gbp", "jpy", "etf", "ytd", "eps",
                           "adr", "ads", "pe", "pb", "ttm", "ohlc", "vol", "chg", "mkt", "cap", "gdp",
                           "cpi", "ppi", "pmi", "bp", "bps", "pct", "am", "pm", "et", "est", "edt",
                           "utc", "gmt", "hkt", "cst", "bj", "no", "id", "ai", "yoy", "mom", "qoq",
                           "high", "low", "open", "close", "last", "rsi", "macd", "kdj", "dif"})
+_DERIVATIVE_FIRST = frozenset("期主合femo")  # the first characters of its words
 _DERIVATIVE = re.compile(r"\s?(?:期货|期指|主力合约|主力|合约|futures?|etf|e-mini|mini|options?|期权)")
 
 
@@ -400,7 +417,7 @@ def scan(low: str, ident: Identity, original: str = "",
             found.append((m.start(), m.end(), _pair_id(m.group(1), m.group(2)) in ident.ids
                           or (ident.kind == "fx" and not any(i.startswith("fx:")
                                                              for i in ident.ids))))
-    if latin and any(c in low for c in _CCY_CODES):
+    if latin and _ANY_CCY_CODE.search(low) is not None:
         for m in _PAIR_CODE.finditer(low):
             found.append((m.start(), m.end(), _pair_id(m.group(1), m.group(2)) in ident.ids))
     if ident.kind == "fx":
@@ -426,9 +443,8 @@ def scan(low: str, ident: Identity, original: str = "",
             bond = _bond_id(m)
             if bond:
                 found.append((m.start(), m.end(), _bond_mine(bond, ident)))
-    pair = next((i for i in ident.ids if i.startswith("fx:")), "")
-    if pair:  # "欧元8.3074" beside a USD/CNY item: another currency's quote
-        mine_ccy = set(pair[3:].split("/"))
+    if ident.pair:  # "欧元8.3074" beside a USD/CNY item: another currency's quote
+        mine_ccy = ident.pair_ccy
         for m in _CCY_RE.finditer(low):
             if _CCY_WORD[m.group(0)] not in mine_ccy:
                 found.append((m.start(), m.end(), False))
@@ -458,17 +474,15 @@ def scan(low: str, ident: Identity, original: str = "",
                                            or (end < len(low) and _word_char(low[end])))):
                 found.append((k, end, True))
             k = low.find(name, end)
-    for code in ident.codes:  # a bare ticker: "NVDA last price"
-        if len(code) >= 2 and code.isalpha():
-            c = code.lower()
-            k = low.find(c)
-            while k >= 0:
-                end = k + len(c)
-                if not ((k > 0 and _word_char(low[k - 1])) or (end < len(low) and
-                                                               _word_char(low[end]))):
-                    found.append((k, end, True))
-                k = low.find(c, end)
-    if digit_runs is None or (latin and any(x in low for x in _CODE_SUFFIXES)):
+    for c in ident.word_codes:  # a bare ticker: "NVDA last price"
+        k = low.find(c)
+        while k >= 0:
+            end = k + len(c)
+            if not ((k > 0 and _word_char(low[k - 1])) or (end < len(low) and
+                                                           _word_char(low[end]))):
+                found.append((k, end, True))
+            k = low.find(c, end)
+    if digit_runs is None or (latin and _ANY_CODE_SUFFIX.search(low) is not None):
         for m in _CODE_IN_TEXT.finditer(low):
             found.append((m.start(), m.end(), code_core(m.group(1)) in ident.codes))
     else:  # the caller found the five- and six-digit runs already
@@ -487,17 +501,35 @@ def scan(low: str, ident: Identity, original: str = "",
         if word.lower() in _NOT_TICKERS or word.lower() in _LEX_WORDS:
             continue
         found.append((m.start(1), m.end(1), code_core(word) in ident.codes))
+    if not found:
+        return []
     taken = bytearray(len(low))
     out: list[Name] = []
-    for start, end, mine in sorted(found, key=lambda f: (f[0] - f[1], f[0])):
-        if any(taken[start:end]):
+    derivative = ident.kind in ("index", "stock")
+    # longest first, then leftmost; the index keeps equal ones in the order found
+    for _, start, _, end, mine in sorted([(f[0] - f[1], f[0], k, f[1], f[2])
+                                          for k, f in enumerate(found)]):
+        if taken.find(1, start, end) >= 0:
             continue
         taken[start:end] = b"\x01" * (end - start)
-        if mine and ident.kind in ("index", "stock") and _DERIVATIVE.match(low, end):
+        if mine and derivative and _derivative_after(low, end):
             mine = False  # "恒指期货", "S&P 500 futures", "… ETF" (COMEX gold is a future)
         out.append(Name(start, end, low[start:end], mine))
-    out.sort(key=lambda n: n.start)
+    if len(out) > 1:
+        out.sort(key=_start)
     return out
+
+
+def _start(n: Name) -> int:
+    return n.start
+
+
+def _derivative_after(low: str, end: int) -> bool:
+    """_DERIVATIVE.match(low, end), tried only where its first character is."""
+    c = low[end:end + 1]
+    if c.isspace():
+        c = low[end + 1:end + 2]
+    return bool(c) and c in _DERIVATIVE_FIRST and _DERIVATIVE.match(low, end) is not None
 
 
 _TENOR = re.compile(r"(?<![\d.])(\d{1,2}|十|两|二|三|五|七|三十)\s*(?:年期|年|-?\s*years?|-?\s*yr|y)"

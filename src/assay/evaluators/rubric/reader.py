@@ -33,8 +33,10 @@ MINE = "mine"
 OTHER = "other"
 UNSURE = "unsure"
 
-_CLAUSE_END = re.compile(r"[，,、；;。！？!?\n|]|\.(?=\s|$)|(?<=\s)-(?=\s)")
-_SCOPE_END = re.compile(r"[；;。！？!?\n|]|\.(?=\s|$)")
+# "[，,、；;。！？!?\n|]|\.(?=\s|$)|(?<=\s)-(?=\s)" and "[；;。！？!?\n|]|\.(?=\s|$)", written to start
+# with the character they look for, so the engine skips to it
+_CLAUSE_END = re.compile(r"[，,、；;。！？!?\n|.\-](?:(?<![.\-])|(?<=\.)(?=\s|$)|(?<=\s-)(?=\s))")
+_SCOPE_END = re.compile(r"[；;。！？!?\n|.](?:(?<!\.)|(?=\s|$))")
 # Words that put a value in the past. Comparisons ("较前一交易日下跌") are not among them.
 _EARLIER = re.compile(r"前几天|前几日|几天前|此前|之前|上周|earlier|previously|days? ago|last week",
                       re.IGNORECASE)
@@ -43,9 +45,10 @@ _PERIOD_N = re.compile(r"近\s*\d+\s*(?:个?交易日|日|天|个?月|周|年)|�
                        r"(?:last|past)\s+\d+\s+(?:trading\s+)?(?:days|weeks|months|years)|"
                        r"\d+-(?:day|week|month)\b")
 # Terse answers: "开618.5、高620.5、低602.5", "O 512.58 H 516.85 L 508.13 C 511.61", "O/H/L = …"
-_TERSE_ZH = re.compile(r"(?<![最今昨])([开高低收])(?=\s*[:：]?\s*[$¥]?\d)")
-_TERSE_EN = re.compile(r"(?<![A-Za-z])([OHLC])(?=\s*(?:[:=]\s*)?(?:[$¥]?\d|/[OHLC]\b))|"
-                       r"(?<=[OHLC]/)([OHLC])(?![A-Za-z])")
+# (each matches the one letter, and starts with it so the engine skips to one)
+_TERSE_ZH = re.compile(r"[开高低收](?<![最今昨][开高低收])(?=\s*[:：]?\s*[$¥]?\d)")
+_TERSE_EN = re.compile(r"[OHLC](?:(?<![A-Za-z][OHLC])(?=\s*(?:[:=]\s*)?(?:[$¥]?\d|/[OHLC]\b))|"
+                       r"(?<=[OHLC]/[OHLC])(?![A-Za-z]))")
 _TERSE_FIELD = {"开": F.OPEN, "高": F.HIGH, "低": F.LOW, "收": F.LAST, "O": F.OPEN, "H": F.HIGH,
                 "L": F.LOW, "C": F.LAST}
 _LEVEL_WORDS = frozenset({"跌至", "涨至", "升至", "降至", "回落至", "回升至", "上涨至", "下跌至", "下挫至",
@@ -56,7 +59,7 @@ _PRICE_LIKE = frozenset({F.LAST, F.OPEN, F.HIGH, F.LOW, F.PREV_CLOSE, F.AM_FIX, 
 _SIZES = frozenset({F.MARKET_CAP, F.TURNOVER, F.VOLUME})
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # built per answer: see numbers.Mention on why not frozen
 class Bound:
     """A value with the field and the instrument it was tied to, and how."""
 
@@ -72,7 +75,7 @@ class Bound:
     earlier: bool = False  # its sentence says it is from before ("前几天", "earlier")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # built per answer: see numbers.Mention on why not frozen
 class _Word:
     start: int
     end: int
@@ -106,7 +109,16 @@ def read(answer: str, ident: Identity, want: Want) -> list[Bound]:
     in_number = bytearray(len(text))
     for m in mentions:
         in_number[m.start:m.end] = b"\x01" * (m.end - m.start)
-    words = [_Word(a, b, w, r.field) for a, b, w, r in toks if r.field and not in_number[a]]
+    words: list[_Word] = []
+    quals: list[tuple[int, str]] = []
+    periods: list[int] = []
+    for a, b, w, r in toks:  # one pass for the three kinds of words
+        if r.field and not in_number[a]:
+            words.append(_Word(a, b, w, r.field))
+        if r.qual and not in_number[a]:
+            quals.append((a, r.qual))
+        if r.period and not (a > 0 and low[a - 1].isdigit()):
+            periods.append(a)
     words = _terse_words(text, words, in_number)
     names = [n for n in all_names if not in_number[n.start]]
     # a name is not a field word ("恒生指数" names an index, "指数" alone is a level)
@@ -116,8 +128,6 @@ def read(answer: str, ident: Identity, want: Want) -> list[Bound]:
             named[n.start:n.end] = b"\x01" * (n.end - n.start)
         words = [w for w in words if not (named[w.start] and named[w.end - 1])
                  or w.field in (F.OFFSHORE, F.ONSHORE, F.CENTRAL_PARITY)]
-    quals = [(a, r.qual) for a, b, w, r in toks if r.qual and not in_number[a]]
-    periods = [a for a, b, w, r in toks if r.period and not (a > 0 and low[a - 1].isdigit())]
     if has_numeric_period(low):
         periods += [p.start() for p in _PERIOD_N.finditer(low)]
     lay = layout(text, names, in_number)
@@ -127,9 +137,9 @@ def read(answer: str, ident: Identity, want: Want) -> list[Bound]:
             return []
     clauses = [b.start() for b in _CLAUSE_END.finditer(text) if not in_number[b.start()]]
     paired = _respectively(text, mentions, words, in_number)
-    attached = _attach(text, mentions, words, quals, clauses)
+    attached = _attach(text, mentions, words, quals, clauses) if quals else {}
     period_of = set(_attach(text, mentions, words, [(p, F.RANGE52) for p in periods],
-                            clauses))
+                            clauses)) if periods else set()
     ctx = _Ctx(attached, period_of, text, low, ident, want, words, names, quals, periods, lay, clauses)
     out = [_bind(ctx, k, m, paired.get(k)) for k, m in enumerate(mentions)]
     out = _ranges(ctx, mentions, out)
@@ -158,6 +168,11 @@ _ALSO = re.compile(r"\s*(?:点|元|港元|美元|pts|points)?\s*[，,]?\s*"
 
 
 def _also(ctx: _Ctx, mentions: list[Mention], out: list[Bound]) -> list[Bound]:
+    text, low = ctx.text, ctx.low
+    # _ALSO needs 即 / 也 / 亦, "which" or "i.e." (in any case) somewhere after the value
+    if not ("即" in text or "也" in text or "亦" in text or ("wh" in low and "ch" in low)
+            or ".e." in low):
+        return out
     extra: list[Bound] = []
     for k, b in enumerate(out):
         if not b.field or b.why:
@@ -242,7 +257,7 @@ def _terse_words(text: str, words: list[_Word], in_number: bytearray) -> list[_W
         taken[w.start:w.end] = b"\x01" * (w.end - w.start)
     extra = []
     for m in (*_TERSE_ZH.finditer(text), *_TERSE_EN.finditer(text)):
-        k = m.start(1) if m.group(1) else m.start(2)
+        k = m.start()
         ch = text[k]
         if not taken[k] and not in_number[k]:
             extra.append(_Word(k, k + 1, ch, _TERSE_FIELD[ch]))
@@ -298,14 +313,14 @@ def _bind(ctx: _Ctx, k: int, m: Mention, paired: str | None) -> Bound:
         field, via = F.CHANGE_PCT, "a signed percent beside the price"
     if not field and m.percent and (m.signed or _arrow(ctx.text, m.start)):
         field, via = F.CHANGE_PCT, "a signed percent"
-    header_text = _context_text(ctx, unit)
-    if unit is not None and unit.cell and field == F.CHANGE and "%" in header_text:
+    if unit is not None and unit.cell and field == F.CHANGE and "%" in _context_text(ctx, unit):
         field = F.CHANGE_PCT
     value = m.value
     # qualifiers tied to this value (and those in a cell's header and row label)
     doubt = ""
     quals = list(ctx.attached.get(k, ()))
-    quals += [qf for qpos, qf in ctx.quals if _in_context(unit, qpos)]
+    if unit is not None and unit.cell and ctx.quals:
+        quals += [qf for qpos, qf in ctx.quals if _in_context(unit, qpos)]
     if not quals and field == F.LAST and word is not None and \
             word.text.lower() in _GENERIC_LEVEL and _extended_before(ctx, unit, cs, m):
         quals.append(F.EXTENDED)  # "苹果盘前涨0.5%，报248.69美元"
@@ -328,15 +343,13 @@ def _bind(ctx: _Ctx, k: int, m: Mention, paired: str | None) -> Bound:
     if not field and len(ctx.want.required) == 1 and instrument != OTHER and \
             ctx.want.required[0] in (F.LAST, F.CHANGE_PCT):
         # a bare "$157.91" answers "the price" when it is the one quantity asked for
-        fallback = Bound(ctx.want.required[0], m, value, "fallback", instrument, about)
-        if not _misfit(ctx, fallback):
-            field, via = fallback.field, "fallback"
-    b = Bound(field, m, value, via, instrument, about)
+        if not _misfit_of(ctx, ctx.want.required[0], m, value):
+            field, via = ctx.want.required[0], "fallback"
     unsure = False
     if instrument == OTHER:
         why = f"speaks of {about}" if about else "speaks of another instrument"
     else:
-        why = _misfit(ctx, b)
+        why = _misfit_of(ctx, field, m, value)
     if why:
         pass
     elif m.bound:
@@ -345,7 +358,7 @@ def _bind(ctx: _Ctx, k: int, m: Mention, paired: str | None) -> Bound:
         unsure, why = True, f"may speak of «{about}», not the item's instrument"
     elif doubt:
         unsure, why = True, doubt
-    return Bound(field, m, value, via, instrument, about, why, unsure) if why else b
+    return Bound(field, m, value, via, instrument, about, why, unsure)
 
 
 def _arrow(text: str, pos: int) -> bool:
@@ -373,15 +386,32 @@ def _field_word(ctx: _Ctx, unit: Unit | None, m: Mention, cs: int, ce: int,
                 return w, "respectively"
     # a word reaches the value only if no instrument is named between them
     # ("普跌：贵州茅台1455.00元": "跌" speaks of the sector, not of the price)
-    named = max((n.end for n in ctx.names if cs <= n.start and n.end <= m.start), default=cs)
-    before = [w for w in ctx.words if cs <= w.start and w.end <= m.start
-              and (w.start >= named or w.field != F.CHANGE)]
-    if before:
-        return before[-1], before[-1].text
-    after = [w for w in ctx.words if m.end <= w.start and w.end <= ce]
-    if after and after[0].start - m.end <= 3 and after[0].text.lower() not in F.FALL_SET \
-            and after[0].text.lower() not in F.RISE_SET and after[0].field != F.OTHER:
-        return after[0], after[0].text  # "112.91 (open)"
+    start = m.start
+    named = cs
+    for n in ctx.names:  # in order of position, as the words are, and never overlapping
+        if n.start >= start:
+            break
+        if cs <= n.start and named < n.end <= start:
+            named = n.end
+    words = ctx.words
+    last = None
+    i, count = 0, len(words)
+    while i < count:
+        w = words[i]
+        if w.start >= start:
+            break
+        if cs <= w.start and w.end <= start and (w.start >= named or w.field != F.CHANGE):
+            last = w
+        i += 1
+    if last is not None:
+        return last, last.text  # the nearest word before the value
+    while i < count and words[i].start < m.end:
+        i += 1
+    if i < count and words[i].end <= ce:  # the first word after it, in its clause
+        w = words[i]
+        if w.start - m.end <= 3 and w.text.lower() not in F.FALL_SET \
+                and w.text.lower() not in F.RISE_SET and w.field != F.OTHER:
+            return w, w.text  # "112.91 (open)"
     if unit is not None and unit.cell:
         for span, where in ((unit.header, "header"), (unit.label, "row")):
             if span is None:
@@ -576,13 +606,23 @@ def _strip(ctx: _Ctx, a: int, b: int) -> str:
         if a <= q < b:
             chars[q - a] = " "
     frag = "".join(chars)
-    frag = _FILLER.sub(lambda m: " " * len(m.group(0)), frag)
-    return re.sub(r"\d+\s*[年月日号]|\d+[:：]\d+", " ", frag)
+    frag = _FILLER.sub(_blank, frag)
+    return _DAY_OR_TIME.sub(" ", frag)
+
+
+_DAY_OR_TIME = re.compile(r"\d+\s*[年月日号]|\d+[:：]\d+")
+
+
+def _blank(m: re.Match[str]) -> str:
+    return " " * len(m.group(0))
 
 
 def _misfit(ctx: _Ctx, b: Bound) -> str:
     """Why a value's kind does not fit the field it was tied to ("" when it fits)."""
-    m, field = b.mention, b.field
+    return _misfit_of(ctx, b.field, b.mention, b.value)
+
+
+def _misfit_of(ctx: _Ctx, field: str, m: Mention, value: Decimal) -> str:
     if not field:
         return "no field word reaches it"
     if field in (F.OTHER, F.RANGE52, F.CONVERTED, F.DAY_RANGE):
@@ -595,7 +635,7 @@ def _misfit(ctx: _Ctx, b: Bound) -> str:
             return "points of change (bp / pp) are not a level"
         if m.count:
             return "a count of shares is not a price"
-        if b.value < 0:
+        if value < 0:
             return "a negative number is not a price"
         if m.per and ctx.ident.per and m.per in ("g", "oz") and m.per != ctx.ident.per:
             return f"a price per {m.per}, the item's is per {ctx.ident.per}"

@@ -296,7 +296,7 @@ def trie(words: list[str]) -> str:
     return _first_chars(words) + "(?:" + _trie_pattern(words) + ")"
 
 
-ANSWER_RE, ANSWER_OWNER = alternation(ANSWER_WORDS)
+# (answers are read by the lexer's one regex over all vocabularies, `lexer.TOKENS`)
 REQUIRED_RE, REQUIRED_OWNER = alternation(REQUIRED_WORDS)
 QUALIFIER_RE, _ = alternation({k: (k,) for k in QUALIFIERS})
 

@@ -340,11 +340,11 @@ def _bind(ctx: _Ctx, k: int, m: Mention, paired: str | None) -> Bound:
             _direction(ctx.words, cs, m.start + 1) < 0:
         value = -value
     instrument, about = _instrument(ctx, unit, m, cs, ce)
+    # a bare "$157.91" answers "the price" when it is the one quantity asked for
     if not field and len(ctx.want.required) == 1 and instrument != OTHER and \
-            ctx.want.required[0] in (F.LAST, F.CHANGE_PCT):
-        # a bare "$157.91" answers "the price" when it is the one quantity asked for
-        if not _misfit_of(ctx, ctx.want.required[0], m, value):
-            field, via = ctx.want.required[0], "fallback"
+            ctx.want.required[0] in (F.LAST, F.CHANGE_PCT) and \
+            not _misfit_of(ctx, ctx.want.required[0], m, value):
+        field, via = ctx.want.required[0], "fallback"
     unsure = False
     if instrument == OTHER:
         why = f"speaks of {about}" if about else "speaks of another instrument"

@@ -3,7 +3,7 @@ the ORM's per-object bookkeeping costs more than scoring an item."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -107,18 +107,19 @@ def _datetimes(table: Table, row: dict[str, Any]) -> dict[str, Any]:
     return {**row, **{k: datetime.fromtimestamp(row[k], UTC) for k in floats}}
 
 
-def _sqlite_times(values: list[Any]) -> list[Any]:
-    """A column of times as text; a datetime shared by many rows (a batch's stamp) once."""
-    memo: dict[int, str | None] = {}
+def _converted(values: list[Any], convert: Callable[[Any], Any]) -> list[Any]:
+    """A column converted value by value; a datetime shared by many rows (a batch's stamp) is
+    converted once."""
+    memo: dict[int, Any] = {}
     out: list[Any] = []
     for v in values:
         if isinstance(v, datetime):
             key = id(v)
             if key not in memo:
-                memo[key] = sqlite_time(v)
+                memo[key] = convert(v)
             out.append(memo[key])
         else:
-            out.append(sqlite_time(v))
+            out.append(convert(v))
     return out
 
 
@@ -162,19 +163,9 @@ def _executemany_sqlite(conn: Connection, table: Table, rows: list[dict[str, Any
         if proc is not None and isinstance(table.c[col].type, DateTime):
             # SQLite's DATETIME text, as its bind processor writes it, at a tenth of the cost
             # (a span row has two): "YYYY-MM-DD HH:MM:SS.ffffff", the zone dropped (UTC).
-            values = _sqlite_times(values)
+            values = _converted(values, sqlite_time)
         elif proc is not None:
-            memo: dict[int, Any] = {}
-            out: list[Any] = []
-            for v in values:
-                if isinstance(v, datetime):
-                    key = id(v)
-                    if key not in memo:
-                        memo[key] = proc(v)
-                    out.append(memo[key])
-                else:
-                    out.append(proc(v))
-            values = out
+            values = _converted(values, proc)
         converted.append(values)
     sql = (f"INSERT INTO {table.name} ({', '.join(columns)}) "
            f"VALUES ({', '.join('?' for _ in columns)})")

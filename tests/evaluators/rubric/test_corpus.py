@@ -1,4 +1,4 @@
-"""`finance-rubric` on the labelled T1 corpus (tests/data/rubric_corpus/t1, 731 answers written
+"""`finance-rubric` on the labelled T1 corpus (tests/data/rubric_corpus/t1, 744 answers, 731 written
 blind in the styles real agents produce, each labelled by the written judge rules): no wrong
 decision, and at most 3 % abstentions. Run with `-s` to see the confusion table by class
 (also: bench/rubric_corpus.py)."""

@@ -318,3 +318,25 @@ def test_a_failed_or_empty_snapshot_is_an_error_or_null() -> None:
     empty = TruthSnapshot("akshare", "600519", "q", when, "empty")
     assert RUBRIC.check(item, Answer("1455"), failed).status == ScoreStatus.ERROR
     assert RUBRIC.check(item, Answer("1455"), empty).status == ScoreStatus.NULL
+
+
+# --- a range after numbers the reader drops (codes, digits in names, date cells) ------------
+
+TABLE = ("| 股票 | 代码 | 最新价 | 涨跌幅 |\n|---|---|---|---|\n"
+         "| 贵州茅台 | 600519 | {last} | -2.01% |\n| 五粮液 | 000858 | 121.07 | -1.36% |\n\n")
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    # the codes in the table are dropped before the range is read; the range's two ends must
+    # still find each other (this raised IndexError: the link indexed the undropped list)
+    (TABLE.format(last="1455.00") + "日内区间 1,454.03 - 1,488.00 元。", 1),
+    (TABLE.format(last="1458.20") + "日内区间 1,454.03 - 1,488.00 元。", 0),
+    ("贵州茅台(600519) 最新 1455.00元，日内区间 1454.03-1488.00元。", 1),
+    ("600519 贵州茅台：现价1,458.20元；今日波动区间 1454.03 ~ 1488.00 元。", 0),
+])
+def test_a_range_after_a_dropped_code_is_the_days_range(answer: str, expected: int) -> None:
+    s = score(answer, "贵州茅台最新股价（即最新收盘价）", akshare_ticker="600519")
+    assert decided(s) == expected
+    ends = {v["text"]: v["field"] for v in s.evidence["ignored"]
+            if v["text"] in ("1454.03", "1488.00", "1,454.03", "1,488.00")}
+    assert sorted(ends.values()) == ["high", "low"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -48,3 +49,33 @@ def test_rubric_never_raises(answer: str, reference: str, gt: object) -> None:
     else:
         assert score.value is None
     json.dumps(score.evidence)  # evidence is always plain JSON
+
+
+# Answers built of the shapes agents write (table rows with codes and dates, names holding
+# digits, ranges in several spellings) against the corpus's real questions: the reader sets
+# codes, names and date cells aside before it pairs a range's two ends, which once crashed.
+_CORPUS_ITEMS = [json.loads(x) for x in (Path(__file__).resolve().parents[2] / "data" /
+                 "rubric_corpus" / "t1" / "items.jsonl").read_text("utf-8").splitlines()
+                 if x.strip()]
+SHAPES = ["| 股票 | 代码 | 最新价 | 涨跌幅 |\n|---|---|---|---|\n", "| 日期 | 收盘价 |\n|---|---|\n",
+          "| 贵州茅台 | 600519 | ", "| 2025-10-17 | ", "| 10-16 | ", " |\n", " | ", "600519 ",
+          "(600519.SH)", "0700.HK ", "沪深300 ", "Au99.99 ", "黄金9999", "S&P 500 ", "日内区间 ",
+          "区间：", "between ", " and ", " - ", " ~ ", "—", "至", "52周区间 ", "Range: ", "最新价 ",
+          "收盘 ", "最高/最低 ", "/", "元", "点", "%", "，", "。", "\n", "- ", "**", "10年期 "]
+_price = st.decimals(min_value=0, max_value=10**5, places=2, allow_nan=False,
+                    allow_infinity=False).map(str)
+_range = st.tuples(_price, st.sampled_from([" - ", "-", " ~ ", "至", "—", " to "]), _price).map(
+    "".join)
+shaped_answer = st.lists(st.one_of(st.sampled_from(SHAPES), _price, _range),
+                         max_size=30).map("".join)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(_CORPUS_ITEMS), shaped_answer)
+def test_rubric_never_raises_on_tables_codes_and_ranges(fields: dict[str, object],
+                                                        answer: str) -> None:
+    score = RUBRIC.check(Item(str(fields["id"]), fields), Answer(answer))
+    assert score.status in set(ScoreStatus) - {ScoreStatus.ERROR}, score.reason
+    if score.status == ScoreStatus.SCORED:
+        assert score.value in (0.0, 1.0)
+    json.dumps(score.evidence)

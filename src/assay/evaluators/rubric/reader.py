@@ -95,7 +95,8 @@ def read(answer: str, ident: Identity, want: Want) -> list[Bound]:
     """Every value of `answer`, bound or not."""
     text = normalise(answer)
     runs: list[tuple[int, int]] = []
-    mentions = [m for m in read_numbers(text, runs) if not _is_code(m, ident)]
+    found = read_numbers(text, runs)
+    mentions = _keep(found, [not _is_code(m, ident) for m in found])
     if not mentions:
         return []
     low = text.lower()
@@ -105,7 +106,8 @@ def read(answer: str, ident: Identity, want: Want) -> list[Bound]:
         inside = bytearray(len(text))
         for n in all_names:
             inside[n.start:n.end] = b"\x01" * (n.end - n.start)
-        mentions = [m for m in mentions if not (inside[m.start] and inside[m.end - 1])]
+        mentions = _keep(mentions, [not (inside[m.start] and inside[m.end - 1])
+                                    for m in mentions])
     in_number = bytearray(len(text))
     for m in mentions:
         in_number[m.start:m.end] = b"\x01" * (m.end - m.start)
@@ -132,7 +134,7 @@ def read(answer: str, ident: Identity, want: Want) -> list[Bound]:
         periods += [p.start() for p in _PERIOD_N.finditer(low)]
     lay = layout(text, names, in_number)
     if "|" in text:  # a table's date column holds days, not values ("| 10-17 | 991.02 |")
-        mentions = [m for m in mentions if not _in_date_cell(text, lay, m)]
+        mentions = _keep(mentions, [not _in_date_cell(text, lay, m) for m in mentions])
         if not mentions:
             return []
     clauses = [b.start() for b in _CLAUSE_END.finditer(text) if not in_number[b.start()]]
@@ -144,6 +146,20 @@ def read(answer: str, ident: Identity, want: Want) -> list[Bound]:
     out = [_bind(ctx, k, m, paired.get(k)) for k, m in enumerate(mentions)]
     out = _ranges(ctx, mentions, out)
     return _also(ctx, mentions, out)
+
+
+def _keep(mentions: list[Mention], keep: list[bool]) -> list[Mention]:
+    """The mentions that are kept, with each range's link (`range_with`, an index into this
+    list) renumbered, or cut when its other end was dropped (a code or a date cell)."""
+    if all(keep):
+        return mentions
+    index: dict[int, int] = {}
+    for k, flag in enumerate(keep):
+        if flag:
+            index[k] = len(index)
+    return [m if m.range_with < 0 or index.get(m.range_with) == m.range_with
+            else replace(m, range_with=index.get(m.range_with, -1))
+            for k, m in enumerate(mentions) if keep[k]]
 
 
 _DATE_HEADER = re.compile(r"日期|交易日|时间|date|day|time|session", re.IGNORECASE)

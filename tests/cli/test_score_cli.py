@@ -197,9 +197,19 @@ def test_a_score_run_replays_and_shows_its_trace(tmp_path: Path) -> None:
     assert "sample (T1)Assay_Sample_S01_right" in spans
     assert "recorded (recorded)" in spans and "item field 'ground_truth'" in spans
     with sqlite3.connect(tmp_path / ".assay" / "assay.db") as db:
-        kinds = db.execute("SELECT kind, count(*) FROM spans GROUP BY kind ORDER BY kind"
-                           ).fetchall()
-    assert kinds == [("sample", 99)]  # one per item: the result rows hold the rest
+        stored = db.execute("SELECT count(*) FROM spans").fetchone()[0]
+    assert stored == 0  # the answer and result rows hold all a root span would say
+    # ... and the store makes that root span when read, the same each time
+    from assay.store import db as store_db
+    from assay.store import repo
+    engine = store_db.open_engine(f"sqlite:///{tmp_path / '.assay' / 'assay.db'}")
+    roots = repo.list_spans(engine, run_id)
+    assert len(roots) == 99 and {s["kind"] for s in roots} == {"sample"}
+    assert [s["span_id"] for s in repo.list_spans(engine, run_id)] == [
+        s["span_id"] for s in roots]
+    one = repo.list_spans(engine, run_id, "(T1)Assay_Sample_S01_right")
+    assert len(one) == 1 and one[0]["trace_id"] in {s["trace_id"] for s in roots}
+    assert one[0]["attributes"]["answer"] == "recorded (recorded)"
 
 
 def test_an_evaluator_crash_costs_one_item_not_the_run(tmp_path: Path) -> None:
@@ -226,7 +236,7 @@ def test_an_evaluator_crash_costs_one_item_not_the_run(tmp_path: Path) -> None:
         def __init__(self) -> None:
             self.rows: list[dict[str, object]] = []
 
-        async def commit(self, *, sample_done: bool = True, **rows: list) -> None:
+        async def commit(self, *, samples: int = 1, **rows: list) -> None:
             self.rows.extend(rows.get("results", []))
 
         async def close(self) -> None:

@@ -7,12 +7,13 @@ abstain with their candidates rather than guess."""
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 from assay.core.types import Answer, Item, Score, TruthSnapshot
 
 from .base import CodeEvaluator, missing_fields
-from .historical.evaluator import HistoricalRubric, is_historical
-from .historical.evaluator import version as historical_version
+from .historical.kind import is_historical
+from .historical.kind import version as historical_version
 from .rubric.evaluator import NAME, FinanceRubric
 from .rubric.evaluator import version as t1_version
 
@@ -32,7 +33,14 @@ class FinanceRubricEvaluator(CodeEvaluator):
 
     def __init__(self) -> None:
         self.t1 = FinanceRubric()
-        self.historical = HistoricalRubric()
+        self._historical: Any = None  # the T2/T3 reader, loaded for the first such item
+
+    @property
+    def historical(self) -> Any:
+        if self._historical is None:
+            from .historical.evaluator import HistoricalRubric
+            self._historical = HistoricalRubric()
+        return self._historical
 
     @property
     def version(self) -> str:

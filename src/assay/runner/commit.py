@@ -36,7 +36,7 @@ class GroupCommit:
         self.rows = _empty()
         self.pending: asyncio.Future[None] | None = None
 
-    async def commit(self, *, sample_done: bool = True, **rows: list[dict[str, Any]]) -> None:
+    async def commit(self, *, samples: int = 1, **rows: list[dict[str, Any]]) -> None:
         for name, more in rows.items():
             self.rows[name].extend(more)
         if self.pending is None:
@@ -76,11 +76,11 @@ class BatchCommit:
         self.samples = 0
         self.flushed_at = time.monotonic()
 
-    async def commit(self, *, sample_done: bool = True, **rows: list[dict[str, Any]]) -> None:
+    async def commit(self, *, samples: int = 1, **rows: list[dict[str, Any]]) -> None:
         for name, more in rows.items():
             self.rows[name].extend(more)
-        if sample_done:
-            self.samples += 1
+        if samples:
+            self.samples += samples
             if self.samples >= self.size or time.monotonic() - self.flushed_at >= self.seconds:
                 self.flush()
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from assay.core.errors import AssayError
 from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
-from assay.evaluators.base import Evaluator
+from assay.evaluators.base import CodeEvaluator, Evaluator
 
 from .trace import Trace
 
@@ -40,6 +40,29 @@ async def evaluate(ev: Evaluator, item: Item, answer: Answer | None,
     assert answer is not None  # precheck answered for a missing answer
     try:
         return await ev.evaluate(item, answer, truth)
+    except AssayError:
+        raise
+    except Exception as exc:  # an evaluator's bug costs one result, not the run
+        return Score.error(f"evaluator failed: {type(exc).__name__}: {exc}", ev.name,
+                           ev.version)
+
+
+def synchronous(ev: Evaluator) -> CodeEvaluator | None:
+    """The evaluator when it is plain code whose `evaluate` only calls `check`: the pipeline
+    may call it without a coroutine (a score run makes one call per answer)."""
+    if isinstance(ev, CodeEvaluator) and type(ev).evaluate is CodeEvaluator.evaluate:
+        return ev
+    return None
+
+
+def evaluate_now(ev: CodeEvaluator, item: Item, answer: Answer) -> Score:
+    """`evaluate` for a synchronous code evaluator on an answer without error, the item's own
+    truth: the same checks and the same failure handling, no coroutine."""
+    early = precheck(ev, item, answer)
+    if early is not None:
+        return early
+    try:
+        return ev.check(item, answer, None)
     except AssayError:
         raise
     except Exception as exc:  # an evaluator's bug costs one result, not the run

@@ -13,6 +13,7 @@ import asyncio
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -206,12 +207,14 @@ async def _execute(engine: Engine, run_id: str, pipeline: SamplePipeline, todo: 
         with deferred_interrupt() as stop, long_lived_data_frozen():
             queue = iter(todo)
 
+            chunk = pipeline.chunk
+
             async def worker() -> None:
                 while not stop.requested:
-                    nxt = next(queue, None)
-                    if nxt is None:
+                    works = list(islice(queue, chunk))
+                    if not works:
                         return
-                    await pipeline.sample(nxt)
+                    await pipeline.samples(works)
 
             workers = max(1, min(spec.concurrency or auto_concurrency(pipeline), len(todo)))
             try:

@@ -21,11 +21,12 @@ from assay.core.types import Answer, Item, ScoreStatus, TruthSnapshot
 from assay.evaluators.base import Evaluator
 from assay.evaluators.jury import combine
 from assay.store import repo
-from assay.store.rows import answer_row, result_row, truth_row
+from assay.store.rows import answer_row, recorded_answer_row, result_row, truth_row
 from assay.targets.base import Target
+from assay.targets.recorded import RecordedTarget
 from assay.truth.capture import Capture
 
-from .evaluate import evaluate, evaluate_traced
+from .evaluate import evaluate, evaluate_now, evaluate_traced, synchronous
 from .trace import Trace
 
 
@@ -46,7 +47,7 @@ class Progress:
 
 
 class Committer(Protocol):
-    async def commit(self, *, sample_done: bool = True, **rows: list[dict[str, Any]]) -> None:
+    async def commit(self, *, samples: int = 1, **rows: list[dict[str, Any]]) -> None:
         ...
 
     async def close(self) -> None: ...
@@ -83,8 +84,55 @@ class SamplePipeline:
         # a fresh run's summary needs no read back from the store
         self.tallies: list[tuple[str, str, str, str, float | None, Any]] = []
         self._stamp: tuple[int, datetime] = (0, repo.now())
+        # the evaluator of a score run's case (see `samples`), when there is one
+        self._quick = (synchronous(evaluators[0]) if capture is None and len(evaluators) == 1
+                       else None)
+
+    @property
+    def chunk(self) -> int:
+        """Samples a worker takes at a time: many for a score run's case (microseconds each;
+        a Ctrl-C still stops within a chunk's few milliseconds), else one."""
+        return 64 if self._quick is not None else 1
 
     async def sample(self, work: Work) -> None:
+        await self.samples([work])
+
+    async def samples(self, works: list[Work]) -> None:
+        """Several samples. A score run's case — a recorded answer, the item's own truth, one
+        code evaluator — is done right here for all of them, without a coroutine per sample,
+        and their rows go to the commit policy together; nothing was called or fetched, so
+        their traces are the root spans their rows imply. Every other sample takes the full
+        path."""
+        quick = self._quick
+        answers: list[dict[str, Any]] = []
+        results: list[dict[str, Any]] = []
+        for work in works:
+            target = work.target
+            if (quick is None or work.prior is not None or work.done
+                    or not isinstance(target, RecordedTarget)):
+                await self._sample(work)
+                continue
+            item = work.item
+            answer = target.lookup(item)
+            if answer.error is not None:  # traced like a failed target call
+                await self._sample(work, answer)
+                continue
+            key = (item.id, target.name, work.epoch)
+            score = evaluate_now(quick, item, answer)
+            if score.status == ScoreStatus.ERROR:
+                self.progress.errors += 1
+            stamp = self._now()
+            self.tallies.append((item.id, target.name, score.evaluator, str(score.status),
+                                 score.value, score.evidence.get("cost") if score.evidence
+                                 else None))
+            answers.append(recorded_answer_row(self.run_id, key, answer))
+            results.append(result_row(self.run_id, key, score, stamp))
+        if answers:  # their root spans are implied by these rows (store/implied.py)
+            await self.writer.commit(answers=answers, results=results, samples=len(answers))
+            self.progress.done += len(answers)
+            self.progress.tick()
+
+    async def _sample(self, work: Work, called: Answer | None = None) -> None:
         item, target, epoch, prior = work.item, work.target, work.epoch, work.prior
         trace = Trace(self.run_id, item.id)
         t_start = time.time()
@@ -99,7 +147,7 @@ class SamplePipeline:
         # fetched, so there is no duration to trace; the root span says where both came from.
         lean = target.kind == "recorded" and self.capture is None
         if prior is None:
-            answer = await self._call(target, item)
+            answer = called if called is not None else await self._call(target, item)
             t_end = time.time()
             if not lean or answer.error is not None:
                 tid = trace.span("target", target.name, t_start, t_end,
@@ -122,7 +170,7 @@ class SamplePipeline:
                 await self.writer.commit(answers=[answer_row(self.run_id, key, answer, t_start,
                                                              t_end)],
                                          truth_snapshots=truth_rows, spans=trace.take(),
-                                         sample_done=False)
+                                         samples=0)
                 self.progress.tokens += answer.usage.get("total_tokens", 0)
         else:
             answer = prior
@@ -131,7 +179,7 @@ class SamplePipeline:
                 snap = await self._settle(item, fetching, time.time(), trace, attrs)
                 await self.writer.commit(truth_snapshots=[truth_row(self.run_id, key,
                                                                     self._mode, snap, None)],
-                                         sample_done=False)
+                                         samples=0)
         if snap is None and not lean:  # the item's own ground truth, named on the trace
             t_truth = time.time()
             trace.span("truth", self.truth_mode, t_truth, t_truth, attributes={

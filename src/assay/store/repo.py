@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, DateTime, Engine, Table, insert, select, update
+from sqlalchemy import JSON, Connection, DateTime, Engine, Table, insert, select, update
 
 from assay.core import secrets
 from assay.core.text import safe_value
@@ -15,6 +15,7 @@ from assay.core.types import Item
 
 from . import lease
 from .db import RawJSON
+from .implied import implied_roots
 from .reviews import check_review_score
 from .schema import answers, datasets, items, results, reviews, runs, spans, truth_snapshots
 
@@ -91,6 +92,16 @@ def _insert(conn: Connection, table: Table, rows: list[dict[str, Any]], *,
             fast: bool = True) -> None:
     if not rows:
         return
+    first = rows[0].keys()
+    if any(row.keys() != first for row in rows):
+        # rows of several shapes (a narrow recorded answer beside a full one): one insert
+        # per shape
+        shapes: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+        for row in rows:
+            shapes.setdefault(tuple(sorted(row)), []).append(row)
+        for group in shapes.values():
+            _insert(conn, table, group, fast=fast)
+        return
     if fast and conn.dialect.name == "sqlite":
         _executemany_sqlite(conn, table, rows)
     else:
@@ -164,6 +175,10 @@ def _executemany_sqlite(conn: Connection, table: Table, rows: list[dict[str, Any
             # SQLite's DATETIME text, as its bind processor writes it, at a tenth of the cost
             # (a span row has two): "YYYY-MM-DD HH:MM:SS.ffffff", the zone dropped (UTC).
             values = _converted(values, sqlite_time)
+        elif proc is not None and isinstance(table.c[col].type, JSON):
+            # text encoded once already (RawJSON) is stored as it is: the JSON processor
+            # would hand it back unchanged, at two Python calls a value
+            values = [v if type(v) is RawJSON else proc(v) for v in values]
         elif proc is not None:
             values = _converted(values, proc)
         converted.append(values)
@@ -254,7 +269,17 @@ def list_answers(engine: Engine, run_id: str, item_id: str | None = None
 
 def list_spans(engine: Engine, run_id: str, item_id: str | None = None
                ) -> list[dict[str, Any]]:
-    return _run_rows(engine, spans, run_id, item_id, spans.c.start_at)
+    """The run's spans (or one item's), with the root spans its score samples imply
+    (store/implied.py), in time order."""
+    stored = _run_rows(engine, spans, run_id, item_id, spans.c.start_at)
+    made = implied_roots(engine, run_id, item_id)
+    if not made:
+        return stored
+    return sorted(stored + made, key=lambda s: _time_key(s["start_at"]))
+
+
+def _time_key(t: datetime) -> datetime:
+    return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
 
 
 def list_runs(engine: Engine, limit: int = 50) -> list[dict[str, Any]]:

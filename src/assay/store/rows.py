@@ -49,6 +49,17 @@ def answer_row(run_id: str, key: Key, answer: Answer, t_start: float | None,
             "finished_at": to_datetime(t_end) if t_end is not None else None}
 
 
+def recorded_answer_row(run_id: str, key: Key, answer: Answer) -> dict[str, Any]:
+    """A recorded answer read for a score run: its text and nothing else to keep (no usage,
+    no timing, no error); the other columns stay NULL, which reads back as an empty answer
+    record. Rows of both shapes may go in one batch (the store groups them)."""
+    if answer.extras or answer.usage or answer.raw is not None or answer.error is not None \
+            or answer.latency_s:
+        return answer_row(run_id, key, answer, None, None)
+    return {"run_id": run_id, "item_id": key[0], "target": key[1], "epoch": key[2],
+            "text": answer.text}
+
+
 def answer_from_row(row: dict[str, Any]) -> Answer:
     return Answer(row["text"], row["extras"] or {}, row["usage"] or {}, row["latency_s"], None,
                   row["error"])

@@ -8,10 +8,7 @@ evidence, never a guess (`finance-hybrid` and the item's own judge take those).
 
 from __future__ import annotations
 
-import hashlib
 import re
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 from assay.core.types import Answer, Item, Score, ScoreStatus
@@ -19,48 +16,15 @@ from assay.core.types import Answer, Item, Score, ScoreStatus
 from . import binding as B
 from . import names as N
 from . import wording as W
+from .kind import is_historical, version
 from .quantities import normalise, read_mentions
 from .reference import ReferenceError, parse_reference, question_decimals
 from .tolerance import FAIL, PASS, UNSURE
 
+__all__ = ["NAME", "HistoricalRubric", "is_historical", "version"]
+
 NAME = "finance-rubric"
 _CJK = re.compile(r"[\u4e00-\u9fff]")
-_T23 = re.compile(r"\(T[23]\)|Simple_Historical_Lookup|Complex_Historical_Investigation",
-                  re.IGNORECASE)
-_T1 = re.compile(r"\(T1\)|Time_Sensitive", re.IGNORECASE)
-_T1_RUBRIC = re.compile(r"必答点|required\s+(?:content|point)|精度要求|accuracy\s+requirement",
-                        re.IGNORECASE)
-
-
-@cache
-def version() -> str:
-    """Hash of this package's source: a stored score names the exact code that produced it."""
-    digest = hashlib.sha256()
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
-    return "h-" + digest.hexdigest()[:12]
-
-
-def is_historical(item: Item) -> bool:
-    """A FinSearchComp T2 (simple historical lookup) or T3 (complex historical investigation)
-    item: by its id or label, else an item with a reference answer, no ground truth and no T1
-    required point (必答点 / Required Content)."""
-    tags = " ".join(str(x) for x in (item.id, item.get("prompt_id"), item.get("label"),
-                                     item.get("task")) if x)
-    if _T23.search(tags):
-        return True
-    if _T1.search(tags):
-        return False
-    reference = item.get("response_reference")
-    if not isinstance(reference, str) or not reference.strip():
-        return False
-    truth = item.get("ground_truth")
-    if truth not in (None, "", {}, []):
-        return False
-    return not _T1_RUBRIC.search(reference)
-
-
 def _lang(item: Item) -> str:
     sample = f"{item.get('prompt') or ''}{item.get('response_reference') or ''}"
     return "zh" if _CJK.search(sample) else "en"

@@ -181,6 +181,27 @@ ANSWER_WORDS: Final[dict[str, tuple[str, ...]]] = {
             "相差", "difference", "gap", "below", "above", "低于", "高于"),
 }
 
+# The base a change is measured from: "较昨日结算价4,304.6下跌48.7", "down 12 from yesterday's
+# close of 512.30". A comparison word and the close word after it are one word, so "较昨日"
+# does not hide "昨日结算价" (leaving "结算价" to read as the latest), and a dated close used
+# as the base is the previous close, never the answer's close.
+_COMPARE_ZH: Final = ("较", "相比", "相较", "对比", "比")
+_COMPARE_EN: Final = ("from", "vs", "vs.", "versus", "compared with", "compared to",
+                      "relative to")
+
+
+def _compared(words: tuple[str, ...]) -> tuple[str, ...]:
+    out: list[str] = []
+    for w in words:
+        if w.isascii():
+            out += [f"{c} {a}{w}" for c in _COMPARE_EN for a in ("", "the ", "a ")]
+        else:
+            out += [c + w for c in _COMPARE_ZH]
+    return tuple(out)
+
+
+ANSWER_WORDS[PREV_CLOSE] += _compared(ANSWER_WORDS[PREV_CLOSE] + ANSWER_WORDS[DATED_CLOSE])
+
 # Words that, earlier in the same clause, turn a bound `last` into another field:
 # "离岸人民币汇率 7.20" is the offshore rate even though "汇率" is nearer to the number.
 QUALIFIERS: Final[dict[str, str]] = {

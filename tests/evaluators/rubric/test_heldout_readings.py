@@ -4,11 +4,14 @@ the held-out ones, with the value that must still fail beside the one that must 
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
-from assay.core.types import ScoreStatus
+from assay.core.types import Answer, Item, ScoreStatus
 
-from .test_reader import decided, score
+from .test_reader import RUBRIC, decided, score
 
 # --- the base a change is measured from is the previous close --------------------------------
 
@@ -36,3 +39,40 @@ def test_a_wrong_latest_beside_the_base_still_fails() -> None:
     s = score("贵州茅台最新价1460.00元，较昨日结算价1484.91下跌24.91元。", "贵州茅台最新价")
     assert decided(s) == 0
     assert s.status == ScoreStatus.SCORED
+
+
+def corpus_score(item_id: str, answer: str):  # type: ignore[no-untyped-def]
+    """An answer to one of the T1 corpus's items (tests/data/rubric_corpus/t1/items.jsonl)."""
+    row = _ITEMS[item_id]
+    return RUBRIC.check(Item(item_id, row), Answer(answer), None)
+
+
+_ITEMS = {r["id"]: r for r in map(json.loads, (Path(__file__).resolve().parents[2] / "data" /
+                                                 "rubric_corpus" / "t1" / "items.jsonl")
+                                   .read_text("utf-8").splitlines()) if r}
+
+
+# --- a slash inside a unit pairs nothing ----------------------------------------------------
+
+
+def test_a_unit_slash_does_not_pair_a_modifier_with_the_next_value() -> None:
+    # "最新" + "早盘基准价" are not two fields paired by the "/" of "元/克": the morning fix is
+    # given, the afternoon one asked for is missing
+    s = corpus_score("q-shau-pm-table", "上海金最新早盘基准价为991.02元/克，较前一日上涨13.72元。")
+    assert decided(s) == 0
+    assert s.evidence["missing"] == ["last"]
+
+
+def test_the_afternoon_fix_with_a_unit_slash_is_read() -> None:
+    s = corpus_score("q-shau-pm-table", "上海金最新午盘基准价为985.60元/克，较前一日上涨2.05元/克。")
+    assert decided(s) == 1
+    assert [v["value"] for v in s.evidence["values"]] == ["985.60"]
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("上海金早盘/午盘基准价：991.02/985.60（元/克）", 1),
+    ("上海金早盘/午盘基准价：991.02/1,010.00（元/克）", 0),
+])
+def test_a_slash_between_field_words_still_pairs(answer: str, expected: int) -> None:
+    s = corpus_score("q-shau-pm-table", answer)
+    assert decided(s) == expected

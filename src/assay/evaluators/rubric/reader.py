@@ -690,7 +690,19 @@ def _respectively(text: str, mentions: list[Mention], words: list[_Word],
     bounds = [b.start() for b in _SCOPE_END.finditer(text) if not in_number[b.start()]]
     spots = [r.start() for r in _RESPECTIVELY.finditer(text)]
     if slash:
-        spots += [k for k, ch in enumerate(text) if ch == "/" and not in_number[k]]
+        # a slash pairs only between field words ("最高/最低", "买价 / 卖价"); one inside a
+        # unit ("元/克", "美元/盎司") pairs nothing
+        ends = {w.end for w in words}
+        starts = {w.start for w in words}
+        for k, ch in enumerate(text):
+            if ch == "/" and not in_number[k]:
+                before, after = k, k + 1
+                while before > 0 and text[before - 1] == " ":
+                    before -= 1
+                while after < len(text) and text[after] == " ":
+                    after += 1
+                if before in ends or after in starts:
+                    spots.append(k)
     done: set[tuple[int, int]] = set()
     for spot in spots:
         ss, se = _segment(spot, bounds, 0, len(text))

@@ -76,3 +76,18 @@ def test_the_afternoon_fix_with_a_unit_slash_is_read() -> None:
 def test_a_slash_between_field_words_still_pairs(answer: str, expected: int) -> None:
     s = corpus_score("q-shau-pm-table", answer)
     assert decided(s) == expected
+
+
+# --- "traded between a and b" is the day's low and high ---------------------------------------
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("Xiaomi-W opened at HK$47.54 and traded between HK$45.74 and HK$47.88 today.", 1),
+    ("Xiaomi opened at HK$47.54, then ranged between HK$45.74 and HK$47.88.", 1),
+    ("小米集团今日开盘47.54港元，盘中波动于45.74至47.88港元之间。", 1),
+    ("Xiaomi-W opened at HK$47.54 and traded between HK$45.74 and HK$47.98 today.", 0),
+])
+def test_traded_between_gives_the_low_and_the_high(answer: str, expected: int) -> None:
+    s = corpus_score("q-xiaomi-ohl", answer)
+    assert decided(s) == expected
+    assert sorted(v["field"] for v in s.evidence["values"]) == ["high", "low", "open"]

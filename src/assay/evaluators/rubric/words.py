@@ -158,7 +158,12 @@ ANSWER_WORDS: Final[dict[str, tuple[str, ...]]] = {
               "fifty-two-week"),
     DAY_RANGE: ("区间", "日内区间", "波动区间", "交易区间", "价格区间", "盘中区间", "日内波动区间", "range",
                 "day's range", "day range", "intraday range", "trading range", "daily range",
-                "price range", "session range"),
+                "price range", "session range",
+                # a trade verb with "between" names the day's range, whatever field word came
+                # before it: "opened at $47.54 and traded between $45.74 and $47.88"
+                "traded between", "trading between", "trades between", "traded in a range of",
+                "ranged between", "moved between", "fluctuated between",
+                "swung between", "oscillated between", "varied between", "波动于", "交投于"),
     CONVERTED: ("约合", "折合", "相当于", "合人民币", "合港元", "合美元", "换算", "equivalent to",
                 "equivalent", "converted", "or about"),
     OTHER: ("振幅", "换手率", "市盈率", "市净率", "量比", "股息率", "股息收益率", "分红收益率", "截至",

@@ -91,3 +91,18 @@ def test_traded_between_gives_the_low_and_the_high(answer: str, expected: int) -
     s = corpus_score("q-xiaomi-ohl", answer)
     assert decided(s) == expected
     assert sorted(v["field"] for v in s.evidence["values"]) == ["high", "low", "open"]
+
+
+# --- a tenor right before a value names the bond it speaks of ---------------------------------
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("中国国债收益率：2年1.419%，5年1.5621%，10年1.7602%，30年2.1395%", 1),
+    ("中国国债收益率：2年1.419%，5年1.5621%，10年1.7802%，30年2.1395%", 0),
+    ("- 中国国债：10年1.7602%，30年2.1395%\n- 美国国债：10年4.01%", 1),
+    ("25年10月17日，中国10年期国债收益率为1.7602%。", 1),
+])
+def test_a_tenor_before_a_value_names_its_bond(answer: str, expected: int) -> None:
+    s = corpus_score("q-cgb10", answer)
+    assert decided(s) == expected
+    assert len(s.evidence["values"]) == 1

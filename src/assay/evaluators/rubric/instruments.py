@@ -532,8 +532,10 @@ def _derivative_after(low: str, end: int) -> bool:
     return bool(c) and c in _DERIVATIVE_FIRST and _DERIVATIVE.match(low, end) is not None
 
 
+# A tenor may stand right before its value ("2年1.419%，10年1.7602%": each value is its own
+# tenor's); a digit after it is a month only with 月 ("25年10月" is a date).
 _TENOR = re.compile(r"(?<![\d.])(\d{1,2}|十|两|二|三|五|七|三十)\s*(?:年期|年|-?\s*years?|-?\s*yr|y)"
-                    r"(?![a-z\d])")
+                    r"(?![a-z])(?!\d{1,2}\s*月)")
 _BOND_WORDS = re.compile(r"国债|政府债|treasur|government bond|gilt|bund|jgb|收益率|yield|美债|中债|cgb|ust")
 _BOND_COUNTRY = re.compile(r"(中国|中债|国内|china|chinese|cgb|美国|美债|us|u\.s\.|ust|treasur|日本|japan|"
                            r"德国|german|bund|英国|uk|gilt)")

@@ -106,3 +106,19 @@ def test_a_tenor_before_a_value_names_its_bond(answer: str, expected: int) -> No
     s = corpus_score("q-cgb10", answer)
     assert decided(s) == expected
     assert len(s.evidence["values"]) == 1
+
+
+# --- "8 shares" after a number is a count, not "the shares" of the subject --------------------
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("Alibaba-W (9988.HK) last traded at HK$154.40. Its NYSE ADR (BABA, 1 ADS = 8 shares) "
+     "closed at $165.09.", 1),
+    ("Alibaba-W (9988.HK) last traded at HK$162.40. Its NYSE ADR (BABA, 1 ADS = 8 shares) "
+     "closed at $165.09.", 0),
+    ("Alibaba's shares last traded at HK$154.40.", 1),
+])
+def test_a_count_of_shares_does_not_refer_to_the_subject(answer: str, expected: int) -> None:
+    s = corpus_score("q-baba-hk", answer)
+    assert decided(s) == expected
+    assert [v["field"] for v in s.evidence["values"]] == ["last"]

@@ -120,6 +120,8 @@ _LISTINGS: Final[dict[str, tuple[str, ...]]] = {
     "classB": ("class b", "b类股", "b类普通股", "class-b"),
     "classC": ("class c", "c类股", "class-c"),
 }
+# "1 ADS = 8 shares", "3.2 million shares": after a number, "shares" counts; it refers to nothing
+_COUNT_BEFORE = re.compile(r"\d\s*(?:(?:million|billion|thousand|mn|bn|m|k)\s*)?$")
 # Pronouns and stand-ins: they refer to the statement's subject.
 _PRONOUNS: Final = ("it", "its", "the stock", "the shares", "shares", "the index", "the company",
                     "the pair", "the rate", "the currency", "该股", "该股票", "其", "公司", "该指数",
@@ -463,8 +465,8 @@ def scan(low: str, ident: Identity, original: str = "",
                     found.append((start, end, key in ident.classes))
             elif ident.listing:
                 found.append((start, end, key == ident.listing))
-        else:
-            found.append((start, end, None))
+        elif not (word == "shares" and _COUNT_BEFORE.search(low, max(0, start - 24), start)):
+            found.append((start, end, None))  # "8 shares", "3 million shares": a count
     for name in ident.names:
         k = low.find(name)
         while k >= 0:

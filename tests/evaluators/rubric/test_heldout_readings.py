@@ -122,3 +122,25 @@ def test_a_count_of_shares_does_not_refer_to_the_subject(answer: str, expected: 
     s = corpus_score("q-baba-hk", answer)
     assert decided(s) == expected
     assert [v["field"] for v in s.evidence["values"]] == ["last"]
+
+
+# --- a London line and a price in pence are another listing -----------------------------------
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("HSBC Holdings (0005.HK) closed at HK$100.90. In London, HSBA last traded at 1,010p.", 1),
+    ("HSBC (0005.HK) closed at HK$100.90, while on the London Stock Exchange HSBA ended at "
+     "1,012.", 1),
+    ("HSBC (0005.HK) closed at HK$100.90; its London-listed shares ended at 1,012 pence.", 1),
+    ("汇丰控股(0005.HK)收报100.90港元；在伦敦，汇丰股价为1,010便士。", 1),
+    ("HSBC Holdings (0005.HK) closed at HK$101.90. In London, HSBA last traded at 1,010p.", 0),
+])
+def test_a_london_line_is_another_listing(answer: str, expected: int) -> None:
+    s = corpus_score("q-hsbc-close", answer)
+    assert decided(s) == expected
+    assert len(s.evidence["values"]) == 1
+
+
+def test_a_time_in_pm_is_not_pence() -> None:
+    s = corpus_score("q-hsbc-close", "HSBC closed at HK$100.90 as of 4 p.m. Hong Kong time.")
+    assert decided(s) == 1

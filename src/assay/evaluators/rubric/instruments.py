@@ -116,6 +116,10 @@ _LISTINGS: Final[dict[str, tuple[str, ...]]] = {
            "us-listed", "u.s.-listed", "us shares", "u.s. shares", "us listing", "in new york",
            "美国上市", "美股市场", "new york-listed"),
     "B": ("b股", "b-share", "b-shares", "b shares"),
+    # a London line of an HK or US company ("In London, HSBA last traded at 1,010p")
+    "LSE": ("in london", "london-listed", "london listing", "london shares", "london-quoted",
+            "london stock exchange", "lse", "伦交所", "伦敦证券交易所", "伦敦上市", "在伦敦", "伦敦市场",
+            "伦敦股"),
     "classA": ("class a", "a类股", "a类普通股", "class-a"),
     "classB": ("class b", "b类股", "b类普通股", "class-b"),
     "classC": ("class c", "c类股", "class-c"),

@@ -667,7 +667,8 @@ def _misfit_of(ctx: _Ctx, field: str, m: Mention, value: Decimal) -> str:
     return ""
 
 
-_STRONG = {"USD", "HKD", "CNY", "JPY", "EUR", "GBP", "KRW", "SGD", "TWD", "AUD", "CAD"}
+# GBX: pence ("1,010p"), the unit London quotes shares in
+_STRONG = {"USD", "HKD", "CNY", "JPY", "EUR", "GBP", "GBX", "KRW", "SGD", "TWD", "AUD", "CAD"}
 
 
 def _currency_conflict(cur: str, expected: str) -> bool:

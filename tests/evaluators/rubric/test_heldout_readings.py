@@ -144,3 +144,20 @@ def test_a_london_line_is_another_listing(answer: str, expected: int) -> None:
 def test_a_time_in_pm_is_not_pence() -> None:
     s = corpus_score("q-hsbc-close", "HSBC closed at HK$100.90 as of 4 p.m. Hong Kong time.")
     assert decided(s) == 1
+
+
+# --- a table of minutes: the rows before the latest time are earlier values --------------------
+
+_MINUTES = "| 时间 | 现价(元/克) |\n|---|---|\n| {a} | {x} |\n| {b} | {y} |\n"
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    (_MINUTES.format(a="09:58", x="979.00", b="10:33", y="981.02") + "\n**最新价：981.02**", 1),
+    (_MINUTES.format(a="10:31:00", x="980.10", b="10:33:00", y="981.02"), 1),
+    (_MINUTES.format(a="10:31", x="981.02", b="10:33", y="979.00"), 0),
+    (_MINUTES.format(a="10:31", x="980.10", b="10:33", y="981.02") + "\n最新价：979.00", 0),
+])
+def test_earlier_minutes_of_a_table_are_history(answer: str, expected: int) -> None:
+    s = corpus_score("q-au9999-spot", answer)
+    assert decided(s) == expected
+    assert s.evidence["ignored"][0]["why"] == "an earlier day or time than the answer's latest value"

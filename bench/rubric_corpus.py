@@ -2,8 +2,11 @@
 t23: T2/T3 historical lookups): the confusion table right / wrong / abstained by class, and the
 cases that are not right.
 
-    .venv/bin/python bench/rubric_corpus.py [--corpus t1|t23] [--show wrong|abstained|all]
-                                            [--class NAME]
+    .venv/bin/python bench/rubric_corpus.py [--corpus t1|t23] [--heldout]
+                                            [--show wrong|abstained|all] [--class NAME]
+
+`--heldout` reads the T1 held-out set instead (t1/heldout.jsonl: 120 answers to the same
+items, written blind by a second writer after the rubric was built on cases.jsonl).
 
 A case is right when the rubric decides its label (1, 0, or null for "null"), abstained when
 it says it cannot decide, and wrong otherwise (another value, or an error).
@@ -20,19 +23,21 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPORA = ROOT / "tests" / "data" / "rubric_corpus"
+HELDOUT = "heldout.jsonl"  # in t1/: answers written blind after the rubric was built
 sys.path.insert(0, str(ROOT / "src"))
 
 from assay.core.types import Answer, Item, Score, ScoreStatus  # noqa: E402
 from assay.evaluators.finance import FinanceRubricEvaluator  # noqa: E402
 
 
-def load(corpus: Path) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
+def load(corpus: Path, cases_file: str = "cases.jsonl"
+         ) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
     items = {}
     for line in (corpus / "items.jsonl").read_text("utf-8").splitlines():
         if line.strip():
             row = json.loads(line)
             items[row["id"]] = row
-    cases = [json.loads(x) for x in (corpus / "cases.jsonl").read_text("utf-8").splitlines()
+    cases = [json.loads(x) for x in (corpus / cases_file).read_text("utf-8").splitlines()
              if x.strip()]
     return items, cases
 
@@ -47,8 +52,9 @@ def outcome(score: Score, label: Any) -> str:
     return "wrong"
 
 
-def score_all(corpus: Path = CORPORA / "t1") -> list[tuple[dict[str, Any], Score, str]]:
-    items, cases = load(corpus)
+def score_all(corpus: Path = CORPORA / "t1", cases_file: str = "cases.jsonl"
+              ) -> list[tuple[dict[str, Any], Score, str]]:
+    items, cases = load(corpus, cases_file)
     rubric = FinanceRubricEvaluator()  # what `-e finance-rubric` runs: T1 and T2/T3
     out = []
     for case in cases:
@@ -82,9 +88,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--corpus", choices=["t1", "t23"], default="t1")
     ap.add_argument("--show", choices=["wrong", "abstained", "all"], default="wrong")
+    ap.add_argument("--heldout", action="store_true",
+                    help="the T1 held-out set (t1/heldout.jsonl) instead of t1/cases.jsonl")
     ap.add_argument("--class", dest="cls", default=None)
     args = ap.parse_args()
-    results = score_all(CORPORA / args.corpus)
+    if args.heldout and args.corpus != "t1":
+        ap.error("--heldout is a T1 set: use it with --corpus t1")
+    results = score_all(CORPORA / args.corpus, HELDOUT if args.heldout else "cases.jsonl")
     print(table(results))
     for case, s, result in results:
         if result == "right" or (args.show != "all" and result != args.show):

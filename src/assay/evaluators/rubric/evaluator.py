@@ -231,7 +231,7 @@ class FinanceRubric(CodeEvaluator):
         if len(counted) > len({b.field for b in counted}):  # some field has several values
             counted, earlier = _latest_only(with_days(text, counted))
         evidence["ignored"] = [_ignored(b) for b in ignored] + [
-            {**_ignored(b), "why": "an earlier day than the answer's latest value"}
+            {**_ignored(b), "why": "an earlier day or time than the answer's latest value"}
             for b in earlier]
         percent_fields = truth.percent_fields
         checker = p.checker

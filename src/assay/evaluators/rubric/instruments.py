@@ -116,10 +116,16 @@ _LISTINGS: Final[dict[str, tuple[str, ...]]] = {
            "us-listed", "u.s.-listed", "us shares", "u.s. shares", "us listing", "in new york",
            "美国上市", "美股市场", "new york-listed"),
     "B": ("b股", "b-share", "b-shares", "b shares"),
+    # a London line of an HK or US company ("In London, HSBA last traded at 1,010p")
+    "LSE": ("in london", "london-listed", "london listing", "london shares", "london-quoted",
+            "london stock exchange", "lse", "伦交所", "伦敦证券交易所", "伦敦上市", "在伦敦", "伦敦市场",
+            "伦敦股"),
     "classA": ("class a", "a类股", "a类普通股", "class-a"),
     "classB": ("class b", "b类股", "b类普通股", "class-b"),
     "classC": ("class c", "c类股", "class-c"),
 }
+# "1 ADS = 8 shares", "3.2 million shares": after a number, "shares" counts; it refers to nothing
+_COUNT_BEFORE = re.compile(r"\d\s*(?:(?:million|billion|thousand|mn|bn|m|k)\s*)?$")
 # Pronouns and stand-ins: they refer to the statement's subject.
 _PRONOUNS: Final = ("it", "its", "the stock", "the shares", "shares", "the index", "the company",
                     "the pair", "the rate", "the currency", "该股", "该股票", "其", "公司", "该指数",
@@ -463,8 +469,8 @@ def scan(low: str, ident: Identity, original: str = "",
                     found.append((start, end, key in ident.classes))
             elif ident.listing:
                 found.append((start, end, key == ident.listing))
-        else:
-            found.append((start, end, None))
+        elif not (word == "shares" and _COUNT_BEFORE.search(low, max(0, start - 24), start)):
+            found.append((start, end, None))  # "8 shares", "3 million shares": a count
     for name in ident.names:
         k = low.find(name)
         while k >= 0:
@@ -532,8 +538,10 @@ def _derivative_after(low: str, end: int) -> bool:
     return bool(c) and c in _DERIVATIVE_FIRST and _DERIVATIVE.match(low, end) is not None
 
 
+# A tenor may stand right before its value ("2年1.419%，10年1.7602%": each value is its own
+# tenor's); a digit after it is a month only with 月 ("25年10月" is a date).
 _TENOR = re.compile(r"(?<![\d.])(\d{1,2}|十|两|二|三|五|七|三十)\s*(?:年期|年|-?\s*years?|-?\s*yr|y)"
-                    r"(?![a-z\d])")
+                    r"(?![a-z])(?!\d{1,2}\s*月)")
 _BOND_WORDS = re.compile(r"国债|政府债|treasur|government bond|gilt|bund|jgb|收益率|yield|美债|中债|cgb|ust")
 _BOND_COUNTRY = re.compile(r"(中国|中债|国内|china|chinese|cgb|美国|美债|us|u\.s\.|ust|treasur|日本|japan|"
                            r"德国|german|bund|英国|uk|gilt)")

@@ -243,8 +243,9 @@ _SUFFIX = re.compile(
     r"|trn|bn|tn|mn)|(?:[kmb])(?![a-z]))?"
     r"(?P<pct>\s?(?=[%个百pb基])(?:%|个百分点|百分点|percentage points?|pp(?![a-z])|percent|pct|个基点|"
     r"bps|bp|基点|pips?)(?![a-z]))?"
-    r"(?P<cur>\s?(?=[美港人日欧英韩元uhcrjegdy])(?:美元|美金|港元|港币|人民币元|人民币|日元|欧元|英镑|韩元|元|"
-    r"usd|hkd|cny|rmb|jpy|eur|gbp|us dollars?|hk dollars?|dollars?|yuan)(?![a-z]))?"
+    r"(?P<cur>\s?(?=[美港人日欧英韩元便uhcrjegdyp])(?:美元|美金|港元|港币|人民币元|人民币|日元|欧元|英镑|韩元|元|"
+    r"便士|usd|hkd|cny|rmb|jpy|eur|gbp|us dollars?|hk dollars?|dollars?|yuan|pence|p(?!\.m))"
+    r"(?![a-z]))?"
     r"(?P<per>\s?(?=[/每p])(?:/\s?(?:盎司|克|千克|公斤|吨|桶|oz|ounce|g|kg|gram|bbl|barrel|股)|"
     r"每(?:盎司|克|股)|per (?:troy )?(?:ounce|oz|gram|g|share|barrel))(?![a-z]))?"
     r"(?P<pts>\s?(?=[点p])(?:点位|点|pts?|points?)(?![a-z]))?"
@@ -273,7 +274,8 @@ _CURRENCY = {"美元": "USD", "美金": "USD", "usd": "USD", "us dollar": "USD",
              "hk dollar": "HKD", "hk dollars": "HKD", "人民币": "CNY", "人民币元": "CNY",
              "cny": "CNY", "rmb": "CNY", "yuan": "CNY", "¥": "CNY", "元": "CNY", "日元": "JPY",
              "jpy": "JPY", "欧元": "EUR", "eur": "EUR", "€": "EUR", "英镑": "GBP", "gbp": "GBP",
-             "£": "GBP", "韩元": "KRW", "$": "$", "dollar": "$", "dollars": "$", "s$": "SGD",
+             "£": "GBP", "便士": "GBX", "pence": "GBX", "p": "GBX", "韩元": "KRW", "$": "$",
+             "dollar": "$", "dollars": "$", "s$": "SGD",
              "nt$": "TWD", "a$": "AUD", "c$": "CAD"}
 _PER = {"盎司": "oz", "oz": "oz", "ounce": "oz", "troy ounce": "oz", "克": "g", "g": "g",
         "gram": "g", "千克": "kg", "公斤": "kg", "kg": "kg", "吨": "t", "桶": "bbl", "bbl": "bbl",

@@ -667,7 +667,8 @@ def _misfit_of(ctx: _Ctx, field: str, m: Mention, value: Decimal) -> str:
     return ""
 
 
-_STRONG = {"USD", "HKD", "CNY", "JPY", "EUR", "GBP", "KRW", "SGD", "TWD", "AUD", "CAD"}
+# GBX: pence ("1,010p"), the unit London quotes shares in
+_STRONG = {"USD", "HKD", "CNY", "JPY", "EUR", "GBP", "GBX", "KRW", "SGD", "TWD", "AUD", "CAD"}
 
 
 def _currency_conflict(cur: str, expected: str) -> bool:
@@ -690,7 +691,19 @@ def _respectively(text: str, mentions: list[Mention], words: list[_Word],
     bounds = [b.start() for b in _SCOPE_END.finditer(text) if not in_number[b.start()]]
     spots = [r.start() for r in _RESPECTIVELY.finditer(text)]
     if slash:
-        spots += [k for k, ch in enumerate(text) if ch == "/" and not in_number[k]]
+        # a slash pairs only between field words ("最高/最低", "买价 / 卖价"); one inside a
+        # unit ("元/克", "美元/盎司") pairs nothing
+        ends = {w.end for w in words}
+        starts = {w.start for w in words}
+        for k, ch in enumerate(text):
+            if ch == "/" and not in_number[k]:
+                before, after = k, k + 1
+                while before > 0 and text[before - 1] == " ":
+                    before -= 1
+                while after < len(text) and text[after] == " ":
+                    after += 1
+                if before in ends or after in starts:
+                    spots.append(k)
     done: set[tuple[int, int]] = set()
     for spot in spots:
         ss, se = _segment(spot, bounds, 0, len(text))
@@ -796,7 +809,40 @@ def with_days(answer: str, bound: list[Bound]) -> list[Bound]:
             day = _row_day(text, start, dates)
         earlier = any(ss <= pos < start for pos in markers)
         out.append(replace(b, day=day, earlier=earlier) if day or earlier else b)
+    if "|" in text and ":" in text:
+        out = _earlier_minutes(text, out)
     return out
+
+
+_TIME_CELL = re.compile(r"\s*(\d{1,2}):(\d{2})(?::(\d{2}))?\s*")
+
+
+def _earlier_minutes(text: str, bound: list[Bound]) -> list[Bound]:
+    """A table whose rows are times of the day ("| 10:31 | 980.10 |", "| 10:33 | 981.02 |"):
+    the rows before the latest time are earlier values of the same day, as earlier days' rows
+    are (the judge: earlier values are not penalised)."""
+    times: list[tuple[int, int, int] | None] = []
+    for b in bound:
+        times.append(_row_time(text, b.mention.start) if b.mention.start >= 0 else None)
+    known = [t for t in times if t is not None]
+    if len(set(known)) < 2:
+        return bound
+    latest = max(known)
+    return [replace(b, earlier=True) if t is not None and t < latest else b
+            for b, t in zip(bound, times, strict=True)]
+
+
+def _row_time(text: str, pos: int) -> tuple[int, int, int] | None:
+    """The time of day in a table row's first cell, if it holds one."""
+    ls = text.rfind("\n", 0, pos) + 1
+    le = text.find("\n", pos)
+    row = text[ls:len(text) if le < 0 else le].strip()
+    if "|" not in row:
+        return None
+    m = _TIME_CELL.fullmatch(row.strip("|").split("|")[0])
+    if m is None or int(m.group(1)) > 23:
+        return None
+    return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
 
 
 def _row_day(text: str, pos: int, dates: list[tuple[int, Day]]) -> Day | None:

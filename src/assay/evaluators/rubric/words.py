@@ -158,7 +158,12 @@ ANSWER_WORDS: Final[dict[str, tuple[str, ...]]] = {
               "fifty-two-week"),
     DAY_RANGE: ("区间", "日内区间", "波动区间", "交易区间", "价格区间", "盘中区间", "日内波动区间", "range",
                 "day's range", "day range", "intraday range", "trading range", "daily range",
-                "price range", "session range"),
+                "price range", "session range",
+                # a trade verb with "between" names the day's range, whatever field word came
+                # before it: "opened at $47.54 and traded between $45.74 and $47.88"
+                "traded between", "trading between", "trades between", "traded in a range of",
+                "ranged between", "moved between", "fluctuated between",
+                "swung between", "oscillated between", "varied between", "波动于", "交投于"),
     CONVERTED: ("约合", "折合", "相当于", "合人民币", "合港元", "合美元", "换算", "equivalent to",
                 "equivalent", "converted", "or about"),
     OTHER: ("振幅", "换手率", "市盈率", "市净率", "量比", "股息率", "股息收益率", "分红收益率", "截至",
@@ -180,6 +185,27 @@ ANSWER_WORDS: Final[dict[str, tuple[str, ...]]] = {
             "交付", "deliveries", "销量", "sales",
             "相差", "difference", "gap", "below", "above", "低于", "高于"),
 }
+
+# The base a change is measured from: "较昨日结算价4,304.6下跌48.7", "down 12 from yesterday's
+# close of 512.30". A comparison word and the close word after it are one word, so "较昨日"
+# does not hide "昨日结算价" (leaving "结算价" to read as the latest), and a dated close used
+# as the base is the previous close, never the answer's close.
+_COMPARE_ZH: Final = ("较", "相比", "相较", "对比", "比")
+_COMPARE_EN: Final = ("from", "vs", "vs.", "versus", "compared with", "compared to",
+                      "relative to")
+
+
+def _compared(words: tuple[str, ...]) -> tuple[str, ...]:
+    out: list[str] = []
+    for w in words:
+        if w.isascii():
+            out += [f"{c} {a}{w}" for c in _COMPARE_EN for a in ("", "the ", "a ")]
+        else:
+            out += [c + w for c in _COMPARE_ZH]
+    return tuple(out)
+
+
+ANSWER_WORDS[PREV_CLOSE] += _compared(ANSWER_WORDS[PREV_CLOSE] + ANSWER_WORDS[DATED_CLOSE])
 
 # Words that, earlier in the same clause, turn a bound `last` into another field:
 # "离岸人民币汇率 7.20" is the offshore rate even though "汇率" is nearer to the number.

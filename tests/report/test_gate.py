@@ -108,7 +108,8 @@ def test_too_few_paired_items_is_undecided_and_says_what_was_left_out(engine: En
     assert v.outcome == "undecided" and not v.failed and v.n == 4
     assert v.line == ("UNDECIDED check (new vs baseline base): too few paired items to decide "
                       "(n=4, the gate needs 10 at α=0.05); not failing; left out of the test: "
-                      "1 only in base, 2 only in new, 1 without a score on one side")
+                      "1 only in base, 2 only in new, 1 without a score on one side (1 scored "
+                      "in base but not in new)")
     # even with --min-paired 1, four 1→0 flips cannot reach p < 0.05 (p = 2/16): still no verdict
     (v,) = verdicts(engine, "base", "new", min_paired=1)
     assert v.outcome == "undecided" and "needs 6" in v.line

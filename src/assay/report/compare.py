@@ -36,6 +36,7 @@ class Pairing:
     only_base: list[str] = field(default_factory=list)
     only_other: list[str] = field(default_factory=list)
     unscored_pairs: int = 0  # paired items where either side has no score
+    lost: list[str] = field(default_factory=list)  # scored in the baseline, not in this run
 
     def as_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items()}
@@ -89,6 +90,8 @@ def compare_runs(engine: Engine, run_ids: list[str], *, evaluators: list[str] | 
                 va, vb = a[key], b[key]
                 if va is None or vb is None:
                     p.unscored_pairs += 1
+                    if va is not None:  # an error or null here where the baseline had a score
+                        p.lost.append(key[0] + (f"#{key[1]}" if key[1] else ""))
                     continue
                 xs.append(va)
                 ys.append(vb)

@@ -70,7 +70,8 @@ def _left_out(p: Pairing) -> str:
     if p.only_other:
         parts.append(f"{len(p.only_other)} only in {p.other}")
     if p.unscored_pairs:
-        parts.append(f"{p.unscored_pairs} without a score on one side")
+        lost = f" ({len(p.lost)} scored in {p.baseline} but not in {p.other})" if p.lost else ""
+        parts.append(f"{p.unscored_pairs} without a score on one side{lost}")
     return ("; left out of the test: " + ", ".join(parts)) if parts else ""
 
 

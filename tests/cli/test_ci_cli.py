@@ -152,3 +152,12 @@ def test_run_junit_fail_under_and_github(tmp_path: Path) -> None:
     assert "- every evaluator's mean is at least --fail-under 0.2" in md
     r = run("run", "spec.yaml", "--fail-under", "0.99", "--db", db, "-q", cwd=tmp_path)
     assert r.returncode == 1 and "below --fail-under 0.99" in r.stdout
+
+
+def test_alpha_sets_the_printed_interval_and_the_junit_verdict(store: Store) -> None:  # noqa: F811
+    out = store.path / "c.xml"
+    r = run("compare", store.run_a, store.run_b, "--alpha", "0.01", "--junit", str(out),
+            "--db", store.url, cwd=store.path)
+    assert r.returncode == 0 and "99% CI (bootstrap)" in r.stdout
+    gate = next(c for c in valid(out).iter("testcase") if c.get("name") == "[significance gate]")
+    assert "α=0.01" in gate.find("system-out").text  # type: ignore[union-attr,operator]

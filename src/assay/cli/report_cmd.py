@@ -69,7 +69,7 @@ def compare(run_ids: list[str], *, evaluators: list[str], targets: list[str], db
         raise ConfigError("--target is given once per run, in the same order")
     tsel: list[str | None] | None = list(targets) if targets else None
     pairs = compare_runs(engine, run_ids, evaluators=evaluators or None, targets=tsel,
-                         level=1 - gate.alpha if gate.fail_if_worse else 0.95,
+                         level=1 - gate.alpha,  # the interval the verdicts read: 95 % by default
                          resamples=gate.resamples)
 
     def finish() -> int:

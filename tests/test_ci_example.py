@@ -88,7 +88,7 @@ def test_the_example_workflow_passes_an_unchanged_agent(tmp_path: Path) -> None:
     for report in ("run.xml", "compare.xml"):
         assert SCHEMA.validate(etree.parse(str(tmp / "reports" / report))), report
     md = (tmp / "summary.md").read_text("utf-8")
-    assert "## Assay run" in md and "ci-pull-request (99 items)" in md
+    assert "— ci-baseline (99 items)" in md and "— ci-pull-request (99 items)" in md
     assert "**Gate: pass**" in md
 
 

@@ -17,7 +17,7 @@ from tests.report.test_junit import SCHEMA
 from tests.web.conftest import Store, two_runs  # noqa: F401  (the shared fixture)
 
 RUBRIC = "finance-rubric"
-NO_GITHUB = {"GITHUB_ACTIONS": "", "GITHUB_STEP_SUMMARY": ""}
+NO_GITHUB = {"GITHUB_ACTIONS": "", "GITHUB_STEP_SUMMARY": "", "GITHUB_OUTPUT": ""}
 
 
 def stored_run(stdout: str) -> str:
@@ -25,7 +25,8 @@ def stored_run(stdout: str) -> str:
 
 
 def github_env(tmp: Path) -> dict[str, str]:
-    return {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(tmp / "summary.md")}
+    return {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(tmp / "summary.md"),
+            "GITHUB_OUTPUT": str(tmp / "output.txt")}
 
 
 def valid(path: Path) -> etree._Element:
@@ -126,6 +127,7 @@ def test_score_junit_fail_under_and_github(tmp_path: Path) -> None:
         "0.557 is below --fail-under 0.9" in r.stdout
     md = (tmp_path / "summary.md").read_text("utf-8")
     assert f"## Assay run `{run_id}` — finsearch_t1_sample (99 items)" in md
+    assert (tmp_path / "output.txt").read_text("utf-8") == f"run_id={run_id}\n"
     assert f"| {RUBRIC} | 99 | 97 | 0.557 | [0.458, 0.652] | 1 | 0 | 0 | 1 |" in md
     # --junit-threshold 0 passes every scored item; errors and skips stay
     r = run("score", str(SAMPLE), "--junit", str(out), "--junit-threshold", "0", "--db", db,

@@ -16,14 +16,16 @@ from assay.report.gate import Verdict
 from assay.store.db import Engine
 
 
-def _github(markdown: str, errors: list[tuple[str, str]]) -> None:
-    from assay.report.github import annotation, append_summary, github_env
+def _github(markdown: str, errors: list[tuple[str, str]], run_id: str | None = None) -> None:
+    from assay.report.github import annotation, append_summary, github_env, set_output
 
     path, why = github_env()
     if path is None:
         print(why, file=sys.stderr)
         return
     append_summary(path, markdown)
+    if run_id is not None:  # later steps read it as steps.ID.outputs.run_id
+        set_output("run_id", run_id)
     for title, message in errors:  # workflow commands are read from the step's stdout
         print(annotation(title, message), flush=True)
 
@@ -51,7 +53,7 @@ def finish_run(console: Console, engine: Engine, *, run_id: str, name: str, tota
             lines.append(f"every evaluator's mean is at least --fail-under {fail_under:g}")
         _github(run_summary(run_id, name, total, overall, lines),
                 [(f"assay: {n} below --fail-under", f"run {run_id}: {line}")
-                 for (n, _), line in zip(low, lines, strict=False)])
+                 for (n, _), line in zip(low, lines, strict=False)], run_id)
     return 1 if low else 0
 
 

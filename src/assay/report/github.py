@@ -1,6 +1,7 @@
 """`--github`: what a run or a comparison shows on a GitHub Actions job page — a Markdown step
 summary (a table per evaluator, and the gate's verdict) appended to $GITHUB_STEP_SUMMARY, and an
-`::error` workflow command per failing gate, which GitHub shows as an annotation on the job.
+`::error` workflow command per failing gate, which GitHub shows as an annotation on the job. A
+run also sets the step output `run_id` ($GITHUB_OUTPUT), so a later step can compare it.
 
 Outside GitHub Actions (GITHUB_ACTIONS is not "true", or GITHUB_STEP_SUMMARY is not set) there
 is nowhere to write either: `github_env` says why, and the CLI prints that one line instead."""
@@ -91,6 +92,16 @@ def compare_summary(run_ids: list[str], pairs: list[Pairing], verdicts: list[Ver
     out.append("")
     out.extend(f"- {_cell(v.line)}" for v in verdicts)
     return "\n".join(out) + "\n"
+
+
+def set_output(name: str, value: str, env: Mapping[str, str] | None = None) -> bool:
+    """Append `name=value` to $GITHUB_OUTPUT (a step output); False when it is not set."""
+    path = (os.environ if env is None else env).get("GITHUB_OUTPUT")
+    if not path or "\n" in value:
+        return False
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(f"{name}={value}\n")
+    return True
 
 
 def append_summary(path: Path, markdown: str) -> None:

@@ -88,6 +88,17 @@ def test_epochs_targets_and_characters_xml_cannot_hold(engine: Engine, tmp_path:
     assert c["b#1"].find("failure").text == "bad \ufffd byte \ufffd[31m"  # type: ignore[union-attr]
 
 
+def test_several_targets_get_a_suite_each(engine: Engine, tmp_path: Path) -> None:
+    make_run(engine, "two", {"a": 1.0, "b": 0.0}, epochs=2, targets=("gpt", "qwen"))
+    root = written(run_junit(engine, "two"), tmp_path / "j.xml")
+    suites = {s.get("name"): s for s in root.findall("testsuite")}
+    assert sorted(suites) == ["two/gpt/check", "two/qwen/check"]
+    for name, suite in suites.items():
+        assert [(c.get("classname"), c.get("name")) for c in suite] == [
+            (name, "a#0"), (name, "a#1"), (name, "b#0"), (name, "b#1")]
+        assert suite.get("failures") == "2"
+
+
 def test_compare_junit_items_and_the_gate_case(engine: Engine, tmp_path: Path) -> None:
     ids = [f"q{i:02d}" for i in range(12)]
     make_run(engine, "base", {**dict.fromkeys(ids, 1.0), "gone": 1.0, "nobase": (None, "null")})

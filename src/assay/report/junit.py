@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -83,9 +83,9 @@ def _document(suites: Iterable[tuple[str, str, list[_Case]]], name: str) -> ET.E
     return ET.ElementTree(root)
 
 
-def _result_case(r: dict[str, Any], review: dict[str, Any] | None, threshold: float | None,
-                 repeats: bool) -> _Case:
-    name = _label(r["item_id"], r["epoch"], repeats)
+def _result_case(r: Mapping[str, Any], review: dict[str, Any] | None,
+                 threshold: float | None) -> _Case:
+    name = r["item_id"]  # the epoch is added once the whole run is read (see run_junit)
     reason = r["reason"] or ""
     status, value = r["status"], r["score"]
     if review is not None:  # a reviewer's score replaces the raw one, and says so
@@ -107,18 +107,23 @@ def _result_case(r: dict[str, Any], review: dict[str, Any] | None, threshold: fl
 def run_junit(engine: Engine, run_id: str, *, threshold: float | None = None) -> ET.ElementTree:
     """The run's results as JUnit XML (see the module's docstring)."""
     reviews = repo.latest_reviews(engine, run_id)
-    rows = [dict(r) for r in stored.iter_results(engine, run_id)]
-    targets = {r["target"] for r in rows}
-    repeats = any(r["epoch"] for r in rows)
-    groups: dict[tuple[str, str], list[_Case]] = {}
-    for r in rows:
+    # streamed: only each result's case (its reason) is kept, never the run's evidence at once
+    groups: dict[tuple[str, str], list[tuple[int, _Case]]] = {}
+    repeats = False
+    for r in stored.iter_results(engine, run_id):
         review = reviews.get((r["item_id"], r["target"], r["epoch"], r["evaluator"]))
         groups.setdefault((r["target"], r["evaluator"]), []).append(
-            _result_case(r, review, threshold, repeats))
+            (r["epoch"], _result_case(r, review, threshold)))
+        repeats = repeats or bool(r["epoch"])
+    targets = {t for t, _ in groups}
     suites = []
-    for (target, evaluator), cases in groups.items():
+    for (target, evaluator), pairs in groups.items():
         classname = f"{run_id}/{target}/{evaluator}" if len(targets) > 1 else \
             f"{run_id}/{evaluator}"
+        cases = [c for _, c in pairs]
+        if repeats:  # a run with repeats: every case is named ID#EPOCH, epoch 0 included
+            for epoch, c in pairs:
+                c.name = _label(c.name, epoch, True)
         suites.append((classname, classname, cases))
     return _document(suites, f"assay run {run_id}")
 

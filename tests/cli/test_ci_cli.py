@@ -100,6 +100,11 @@ def test_compare_junit_and_github(store: Store) -> None:  # noqa: F811
     assert r.returncode == 0 and "::error" not in r.stdout
     md = (store.path / "summary.md").read_text("utf-8")
     assert md.count("## Assay compare") == 2 and "**Gate: pass**" in md
+    # without --fail-if-worse the summary reports the verdict but says there is no gate
+    r = run("compare", b, a, "--github", "--db", store.url, cwd=store.path, **env)
+    assert r.returncode == 0 and "::error" not in r.stdout
+    assert "**Verdict (no gate: --fail-if-worse not given): FAIL**" in \
+        (store.path / "summary.md").read_text("utf-8")
     # outside GitHub Actions: nothing written, and it says why
     r = run("compare", b, a, "--github", "--db", store.url, cwd=store.path, **NO_GITHUB)
     assert r.returncode == 0 and "::error" not in r.stdout

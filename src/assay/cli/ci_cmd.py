@@ -80,7 +80,7 @@ def finish_compare(engine: Engine, run_ids: list[str], pairs: list[Pairing], *,
     if github:
         from assay.report.github import compare_summary
 
-        _github(compare_summary(run_ids, pairs, verdicts, alpha),
+        _github(compare_summary(run_ids, pairs, verdicts, alpha, gated=fail_if_worse),
                 [(f"assay: {v.evaluator} significantly worse", v.line)
                  for v in verdicts if v.failed and fail_if_worse])
     return 1 if fail_if_worse and any(v.failed for v in verdicts) else 0

@@ -69,13 +69,15 @@ def run_summary(run_id: str, name: str, total: int, overall: Mapping[str, Tally]
 
 
 def compare_summary(run_ids: list[str], pairs: list[Pairing], verdicts: list[Verdict],
-                    alpha: float) -> str:
-    """Markdown for a comparison: a row per evaluator and run, then each gate's line."""
+                    alpha: float, gated: bool = True) -> str:
+    """Markdown for a comparison: a row per evaluator and run, then each verdict's line.
+    `gated`: whether --fail-if-worse made the verdict decide the exit code."""
     base = run_ids[0]
     failed = [v for v in verdicts if v.failed]
-    verdict = (f"**Gate: FAIL** — significantly worse at α={alpha:g}: "
+    word = "Gate" if gated else "Verdict (no gate: --fail-if-worse not given)"
+    verdict = (f"**{word}: FAIL** — significantly worse at α={alpha:g}: "
                + ", ".join(f"{v.evaluator} ({v.other})" for v in failed)) if failed else \
-        f"**Gate: pass** — no evaluator significantly worse at α={alpha:g}"
+        f"**{word}: pass** — no evaluator significantly worse at α={alpha:g}"
     out = [f"## Assay compare: baseline `{base}` vs " + ", ".join(f"`{r}`" for r in run_ids[1:]),
            "", verdict, "",
            "| evaluator | run | paired | baseline mean | mean | difference | test | "

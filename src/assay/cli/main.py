@@ -21,6 +21,14 @@ app = typer.Typer(
 
 DbOption = Annotated[str | None, typer.Option(
     "--db", help="Database URL (default: $ASSAY_DB or sqlite:///.assay/assay.db).")]
+JunitOption = Annotated[Path | None, typer.Option(
+    "--junit", help="Write JUnit XML here: one test case per item and evaluator.")]
+JunitThreshold = Annotated[float | None, typer.Option(
+    "--junit-threshold", help="In --junit, an item passes at this score (default: its full "
+    "score).")]
+GithubOption = Annotated[bool, typer.Option(
+    "--github", help="Under GitHub Actions: a Markdown step summary and ::error annotations "
+    "for failing gates.")]
 
 
 def _version(value: bool) -> None:
@@ -71,17 +79,21 @@ def score(
         = None,
     resume: Annotated[str | None, typer.Option(
         "--resume", help="Continue an interrupted score run (no DATASET needed).")] = None,
+    junit: JunitOption = None,
+    junit_threshold: JunitThreshold = None,
+    github: GithubOption = False,
     db: DbOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Score answers that already exist, e.g. with the executable finance rubric."""
-    from .score_cmd import run_score
+    from .score_cmd import CiOutputs, run_score
 
     code = run_score(dataset=dataset, responses=responses, resume=resume,
                      evaluators=evaluator or ["finance-rubric"], out=out, fields=field or [],
                      id_field=id_field, response_field=response_field, fail_under=fail_under,
                      group_by=by, db=db, quiet=quiet, judge_model=judge_model,
-                     use_cache=not no_cache, models_file=models, jury=jury)
+                     use_cache=not no_cache, models_file=models, jury=jury,
+                     ci=CiOutputs(junit, junit_threshold, github))
     raise typer.Exit(code)
 
 
@@ -125,11 +137,17 @@ def run(
     models: Annotated[Path | None, typer.Option(
         "--models", help="Model registry file (default: $ASSAY_MODELS or assay-models.yaml).")]
         = None,
+    fail_under: Annotated[float | None, typer.Option(
+        "--fail-under", help="Exit 1 when a mean score is below this (for CI).")] = None,
+    junit: JunitOption = None,
+    junit_threshold: JunitThreshold = None,
+    github: GithubOption = False,
     db: DbOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
 ) -> None:
     """Run an experiment: targets answer, evaluators score, every step traced and stored."""
     from .run_cmd import run_spec
+    from .score_cmd import CiOutputs
 
     if (spec is None) == (resume is None):
         from assay.core.errors import ConfigError
@@ -137,7 +155,8 @@ def run(
         raise ConfigError("give a SPEC to start a run, or --resume RUN_ID to continue one")
     raise typer.Exit(run_spec(spec=spec, resume=resume, limit=limit, concurrency=concurrency,
                               targets=target or [], evaluators=evaluator or [],
-                              use_cache=not no_cache, models_file=models, db=db, quiet=quiet))
+                              use_cache=not no_cache, models_file=models, db=db, quiet=quiet,
+                              ci=CiOutputs(junit, junit_threshold, github, fail_under)))
 
 
 @app.command()
@@ -218,14 +237,29 @@ def compare(
     show: Annotated[int, typer.Option("--show", help="Item ids to list per group.")] = 20,
     as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON.")]
         = False,
+    fail_if_worse: Annotated[bool, typer.Option(
+        "--fail-if-worse", help="Exit 1 when a run is significantly worse than the baseline "
+        "for some evaluator (McNemar for 0/1 scores, paired bootstrap otherwise).")] = False,
+    alpha: Annotated[float, typer.Option("--alpha", help="Significance level of the gate.")]
+        = 0.05,
+    min_paired: Annotated[int, typer.Option(
+        "--min-paired", help="Fewer paired items than this: no verdict (exit 0, said so).")]
+        = 10,
+    resamples: Annotated[int, typer.Option("--resamples", help="Bootstrap resamples.")]
+        = 2000,
+    junit: JunitOption = None,
+    github: GithubOption = False,
     db: DbOption = None,
 ) -> None:
     """Paired comparison: difference in means with a bootstrap 95% interval, flipped items,
-    McNemar's exact test, items present in only one run."""
+    McNemar's exact test, items present in only one run; with --fail-if-worse, a CI gate."""
+    from .report_cmd import CompareGate
     from .report_cmd import compare as do_compare
 
+    gate = CompareGate(fail_if_worse=fail_if_worse, alpha=alpha, min_paired=min_paired,
+                       resamples=resamples, junit=junit, github=github)
     raise typer.Exit(do_compare(run_ids, evaluators=evaluator or [], targets=target or [],
-                                db=db, show=show, as_json=as_json))
+                                db=db, show=show, as_json=as_json, gate=gate))
 
 
 @app.command()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
@@ -14,6 +15,7 @@ from assay.core.tally import Tally as Agg
 from assay.report.aggregate import aggregate
 from assay.report.compare import compare_runs
 from assay.report.export import export_run
+from assay.report.gate import check_options
 from assay.store import repo
 from assay.store.db import open_engine
 
@@ -57,19 +59,33 @@ def print_aggregates(run_id: str, db: str | None, by: str | None) -> None:
 
 
 def compare(run_ids: list[str], *, evaluators: list[str], targets: list[str], db: str | None,
-            show: int, as_json: bool) -> int:
+            show: int, as_json: bool, gate: CompareGate | None = None) -> int:
+    from .ci_cmd import finish_compare
+
+    gate = gate or CompareGate()
+    check_options(gate.alpha, gate.min_paired, gate.resamples)
     engine = open_engine(db)
     if targets and len(targets) != len(run_ids):
         raise ConfigError("--target is given once per run, in the same order")
-    pairs = compare_runs(engine, run_ids, evaluators=evaluators or None,
-                         targets=list(targets) if targets else None)
+    tsel: list[str | None] | None = list(targets) if targets else None
+    pairs = compare_runs(engine, run_ids, evaluators=evaluators or None, targets=tsel,
+                         level=1 - gate.alpha,  # the interval the verdicts read: 95 % by default
+                         resamples=gate.resamples)
+
+    def finish() -> int:
+        return finish_compare(engine, run_ids, pairs, targets=tsel,
+                              fail_if_worse=gate.fail_if_worse, alpha=gate.alpha,
+                              min_paired=gate.min_paired, resamples=gate.resamples,
+                              junit=gate.junit, github=gate.github, as_json=as_json)
+
     if as_json:
         print(json.dumps([p.as_dict() for p in pairs], ensure_ascii=False, default=str))
-        return 0
+        return finish()
     c = _console()
     t = Table(title=f"{run_ids[0]} (baseline) vs " + ", ".join(run_ids[1:]))
+    level = pairs[0].ci_level if pairs else 0.95
     for col in ("evaluator", "run", "paired", "baseline mean", "mean", "difference",
-                "95% CI (bootstrap)", "1→0", "0→1", "McNemar p", "only baseline",
+                f"{100 * level:g}% CI (bootstrap)", "1→0", "0→1", "McNemar p", "only baseline",
                 "only this run"):
         t.add_column(col, justify="left" if col in ("evaluator", "run") else "right")
     for p in pairs:
@@ -91,7 +107,20 @@ def compare(run_ids: list[str], *, evaluators: list[str], targets: list[str], db
         if p.unscored_pairs:
             c.print(f"{escape(p.evaluator)} {p.other}: {p.unscored_pairs} paired item(s) "
                     "without a score on one side (null, unscored or error) are not compared")
-    return 0
+    return finish()
+
+
+@dataclass(frozen=True)
+class CompareGate:
+    """compare's CI options: --fail-if-worse, --alpha, --min-paired, --resamples, --junit,
+    --github."""
+
+    fail_if_worse: bool = False
+    alpha: float = 0.05
+    min_paired: int = 10
+    resamples: int = 2000
+    junit: Path | None = None
+    github: bool = False
 
 
 def review(run_id: str, item_id: str | None, *, evaluator: str | None, score: str | None,

@@ -18,12 +18,14 @@ from assay.runner.spec import ExperimentSpec, load_spec
 from assay.store import lease, repo
 from assay.store.db import Engine, open_engine, redact, resolve_url
 
-from .score_cmd import _print_summary
+from .ci_cmd import finish_run
+from .score_cmd import CiOutputs, _print_summary
 
 
 def run_spec(*, spec: Path | None, resume: str | None, limit: int | None,
              concurrency: int | None, targets: list[str], evaluators: list[str],
-             use_cache: bool, models_file: Path | None, db: str | None, quiet: bool) -> int:
+             use_cache: bool, models_file: Path | None, db: str | None, quiet: bool,
+             ci: CiOutputs | None = None) -> int:
     if concurrency is not None and concurrency < 1:
         raise ConfigError("--concurrency must be at least 1")
     if limit is not None and limit < 1:
@@ -34,7 +36,7 @@ def run_spec(*, spec: Path | None, resume: str | None, limit: int | None,
                           "--concurrency, --target or --evaluator")
     loaded = load_spec(spec) if spec is not None else None
     overrides = Overrides(limit, concurrency, targets, evaluators)
-    return _execute(engine, loaded, overrides, resume, use_cache, models_file, db, quiet)
+    return _execute(engine, loaded, overrides, resume, use_cache, models_file, db, quiet, ci)
 
 
 def retry_run(run_id: str, *, models_file: Path | None, db: str | None, quiet: bool) -> int:
@@ -53,7 +55,8 @@ def retry_run(run_id: str, *, models_file: Path | None, db: str | None, quiet: b
 
 
 def _execute(engine: Engine, spec: ExperimentSpec | None, overrides: Overrides, resume: str | None,
-             use_cache: bool, models_file: Path | None, db: str | None, quiet: bool) -> int:
+             use_cache: bool, models_file: Path | None, db: str | None, quiet: bool,
+             ci: CiOutputs | None = None) -> int:
     console = Console()
     if not console.is_terminal:
         console = Console(width=160)
@@ -91,4 +94,8 @@ def _execute(engine: Engine, spec: ExperimentSpec | None, overrides: Overrides, 
         return 130
     console.print(f"run [bold]{result.run_id}[/] stored in {redact(resolve_url(db))}; "
                   f"explain any item with: assay show {result.run_id} --item ID")
-    return 0
+    ci = ci or CiOutputs()
+    return finish_run(console, engine, run_id=result.run_id, name=result.spec.name,
+                      total=result.total, overall=result.summary.overall,
+                      fail_under=ci.fail_under, junit=ci.junit,
+                      junit_threshold=ci.junit_threshold, github=ci.github)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
@@ -18,13 +19,26 @@ from assay.runner.pipeline import Progress
 from assay.runner.score import score, score_spec
 from assay.store.db import open_engine, redact, resolve_url
 
+from .ci_cmd import finish_run
+
+
+@dataclass(frozen=True)
+class CiOutputs:
+    """The CI options `assay run` and `assay score` share (see cli/ci_cmd.py)."""
+
+    junit: Path | None = None
+    junit_threshold: float | None = None
+    github: bool = False
+    fail_under: float | None = None  # `assay run`'s; `assay score` passes its own
+
 
 def run_score(*, dataset: Path | None, responses: Path | None, evaluators: list[str],
               out: Path | None, fields: list[str], id_field: str | None, response_field: str,
               fail_under: float | None, db: str | None, quiet: bool,
               group_by: str = "label", judge_model: str | None = None,
               use_cache: bool = True, models_file: Path | None = None,
-              jury: str | None = None, resume: str | None = None) -> int:
+              jury: str | None = None, resume: str | None = None,
+              ci: CiOutputs | None = None) -> int:
     # A pipe or file gets full-width tables (Rich would squeeze long labels to 80 columns).
     console = Console(stderr=False)
     if not console.is_terminal:
@@ -63,14 +77,10 @@ def run_score(*, dataset: Path | None, responses: Path | None, evaluators: list[
         return 130
     console.print(f"run [bold]{run.run_id}[/] stored in {redact(resolve_url(db))}"
                   + (f"; scores written to {out}" if out else ""))
-    if fail_under is not None:
-        low = [(name, t.mean) for name, t in run.summary.overall.items()
-               if t.mean is None or t.mean < fail_under]
-        if low:
-            console.print(f"[red]below --fail-under {fail_under}:[/] " + ", ".join(
-                f"{n} mean {'n/a' if m is None else f'{m:.3f}'}" for n, m in low))
-            return 1
-    return 0
+    ci = ci or CiOutputs()
+    return finish_run(console, engine, run_id=run.run_id, name=run.dataset_name,
+                      total=run.total, overall=run.summary.overall, fail_under=fail_under,
+                      junit=ci.junit, junit_threshold=ci.junit_threshold, github=ci.github)
 
 
 def _fmt(mean: float | None) -> str:

@@ -26,7 +26,8 @@ class Pairing:
     mean_base: float | None = None
     mean_other: float | None = None
     diff: float | None = None
-    ci95: tuple[float, float] | None = None
+    ci95: tuple[float, float] | None = None  # at `ci_level` (0.95 unless a gate asks)
+    ci_level: float = 0.95
     binary: bool = True
     to_worse: list[str] = field(default_factory=list)  # 1 → 0
     to_better: list[str] = field(default_factory=list)  # 0 → 1
@@ -35,13 +36,14 @@ class Pairing:
     only_base: list[str] = field(default_factory=list)
     only_other: list[str] = field(default_factory=list)
     unscored_pairs: int = 0  # paired items where either side has no score
+    lost: list[str] = field(default_factory=list)  # scored in the baseline, not in this run
 
     def as_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items()}
 
 
-def _scores(engine: Engine, run_id: str, target: str | None
-            ) -> tuple[dict[str, dict[Key, float | None]], set[str]]:
+def run_scores(engine: Engine, run_id: str, target: str | None
+               ) -> tuple[dict[str, dict[Key, float | None]], set[str]]:
     """evaluator → (item, epoch) → corrected score (None when not scored)."""
     if repo.get_run(engine, run_id) is None:
         raise ConfigError(f"no run '{run_id}' in this store (see assay runs)")
@@ -62,11 +64,13 @@ def _scores(engine: Engine, run_id: str, target: str | None
 
 
 def compare_runs(engine: Engine, run_ids: list[str], *, evaluators: list[str] | None = None,
-                 targets: list[str | None] | None = None, seed: int = 0) -> list[Pairing]:
+                 targets: list[str | None] | None = None, seed: int = 0,
+                 level: float = 0.95, resamples: int = 2000) -> list[Pairing]:
+    """`level` and `resamples` set the bootstrap interval (a CI gate at α asks for 1 − α)."""
     if len(run_ids) < 2:
         raise ConfigError("compare needs two runs or more (the first is the baseline)")
     tsel = targets or [None] * len(run_ids)
-    loaded = [_scores(engine, rid, t)[0] for rid, t in zip(run_ids, tsel, strict=True)]
+    loaded = [run_scores(engine, rid, t)[0] for rid, t in zip(run_ids, tsel, strict=True)]
     base_id, base = run_ids[0], loaded[0]
     names = evaluators or [e for e in base if all(e in other for other in loaded[1:])]
     if not names:
@@ -77,7 +81,7 @@ def compare_runs(engine: Engine, run_ids: list[str], *, evaluators: list[str] | 
             if name not in base or name not in other:
                 raise ConfigError(f"evaluator '{name}' is not in both {base_id} and {other_id}")
             a, b = base[name], other[name]
-            p = Pairing(name, base_id, other_id)
+            p = Pairing(name, base_id, other_id, ci_level=level)
             p.only_base = sorted(f"{i}" + (f"#{e}" if e else "") for i, e in a.keys() - b.keys())
             p.only_other = sorted(f"{i}" + (f"#{e}" if e else "") for i, e in
                                   b.keys() - a.keys())
@@ -86,6 +90,8 @@ def compare_runs(engine: Engine, run_ids: list[str], *, evaluators: list[str] | 
                 va, vb = a[key], b[key]
                 if va is None or vb is None:
                     p.unscored_pairs += 1
+                    if va is not None:  # an error or null here where the baseline had a score
+                        p.lost.append(key[0] + (f"#{key[1]}" if key[1] else ""))
                     continue
                 xs.append(va)
                 ys.append(vb)
@@ -102,7 +108,7 @@ def compare_runs(engine: Engine, run_ids: list[str], *, evaluators: list[str] | 
             if xs:
                 p.mean_base, p.mean_other = sum(xs) / len(xs), sum(ys) / len(ys)
                 p.diff = p.mean_other - p.mean_base
-                p.ci95 = bootstrap_diff(xs, ys, seed=seed)
+                p.ci95 = bootstrap_diff(xs, ys, seed=seed, level=level, resamples=resamples)
             if p.binary and xs:
                 p.mcnemar_p = mcnemar_exact(len(p.to_worse), len(p.to_better))
             out.append(p)

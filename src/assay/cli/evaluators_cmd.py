@@ -20,12 +20,14 @@ def _console() -> Console:
 def list_evaluators() -> None:
     from assay.evaluators.registry import EVALUATORS
 
-    table = Table(title="evaluators")
-    for col in ("name", "kind", "score", "reads", "description"):
+    table = Table(title="evaluators (* required option)")
+    for col in ("name", "kind", "score", "reads", "options", "description"):
         table.add_column(col, no_wrap=col == "name")
     for e in EVALUATORS.describe():
+        options = ", ".join(a["name"] + ("*" if a["required"] else "") for a in e["args"])
         table.add_row(e["name"], e["kind"], escape(str(e.get("score", ""))),
-                      escape(", ".join(e.get("reads") or ())), escape(e["summary"]))
+                      escape(", ".join(e.get("reads") or ())), escape(options),
+                      escape(e["summary"]))
     _console().print(table)
 
 

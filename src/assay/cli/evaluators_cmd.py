@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from assay.core.errors import ConfigError
 from assay.core.registry import Registry
 
 
@@ -46,7 +47,10 @@ def show_evaluator(name: str) -> None:
     info = next(e for e in EVALUATORS.describe() if e["name"] == entry.name)
     version = ""
     if entry.kind == "code":  # builds without a model: its version is worth showing
-        version = f", version {EVALUATORS.build(entry.name).version}"
+        try:
+            version = f", version {EVALUATORS.build(entry.name).version}"
+        except ConfigError:  # a check that needs its arguments (regex: a pattern)
+            version = ""
     console.print(f"[bold]{entry.name}[/] ({entry.kind} evaluator{version}): "
                   f"{escape(info['summary'])}")
     if info.get("reads"):

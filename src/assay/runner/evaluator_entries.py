@@ -44,7 +44,9 @@ def parse_entry(e: Any, base: Path) -> EvaluatorSpec:
     if isinstance(e, str):
         if e.startswith(PREFIX):
             return _python(e.removeprefix(PREFIX), None, None, base, "python")
-        return EvaluatorSpec(e)
+        spec = EvaluatorSpec(e)
+        _try_build(spec, None)
+        return spec
     if not isinstance(e, dict) or ("name" not in e) == ("python" not in e):
         raise EntryError("must be a name, or a mapping with 'name' (or 'python: FILE:FUNCTION')")
     extra = sorted(set(e) - set(ENTRY_KEYS))
@@ -65,9 +67,8 @@ def parse_entry(e: Any, base: Path) -> EvaluatorSpec:
                          {str(k): v for k, v in (args or {}).items()})
     if e.get("label") is not None:
         spec.args["label"] = e["label"]
-    if spec.args:
-        _resolve_paths(spec, base)
-        _try_build(spec, "args" if args else "label")
+    _resolve_paths(spec, base)
+    _try_build(spec, "args" if args is not None else "label" if "label" in e else None)
     return spec
 
 
@@ -101,18 +102,22 @@ def _resolve_paths(spec: EvaluatorSpec, base: Path) -> None:
             spec.args[key] = str((base / value).resolve())
 
 
-def _try_build(spec: EvaluatorSpec, key: str) -> None:
-    """Build a context-free code evaluator now, so its arguments are checked at load."""
+def _try_build(spec: EvaluatorSpec, key: str | None) -> None:
+    """Build a built-in check now (cheap, no context), so its arguments are checked at load;
+    the rest (judges need the run's model clients) when the run builds them."""
+    name = spec.name.partition("@")[0]
     try:
-        entry = EVALUATORS.entry(spec.name.partition("@")[0])
+        entry = EVALUATORS.entry(name)
     except ConfigError as exc:
+        if not spec.args:
+            return  # a template file named by path, or a name the run reports as unknown
         raise EntryError(str(exc), "name") from None
-    if entry.kind != "code" or entry.context:
-        return  # a judge needs the run's model clients: checked when the run builds it
+    if entry.meta.get("family") != "builtin":
+        return
     try:
         EVALUATORS.build(entry.name, **spec.args)
     except ConfigError as exc:
-        raise EntryError(str(exc), key) from None
+        raise EntryError(str(exc), *((key,) if key else ())) from None
 
 
 # -- the command line: -e NAME --arg [NAME.]KEY=VALUE ---------------------------------------
@@ -122,14 +127,14 @@ def cli_entries(evaluators: list[str], arg_specs: list[str]) -> list[str | dict[
     evaluator given, or to NAME's with `--arg NAME.KEY=VALUE`; values read as YAML scalars
     (`0.01` a number, `true` a boolean, `[a, b]` a list). A custom check's file is made
     absolute, so a resumed run finds it from anywhere."""
-    given: dict[str, dict[str, Any]] = {e: {} for e in evaluators}
+    given: list[tuple[str, dict[str, Any]]] = [(e, {}) for e in evaluators]  # twice stays
     for spec in arg_specs:
         key, sep, text = spec.partition("=")
         key = key.strip()
         if not sep or not key:
             raise ConfigError(f"--arg takes KEY=VALUE (or EVALUATOR.KEY=VALUE), got '{spec}'")
         owner, dot, name = key.rpartition(".")
-        target = _owner(owner, evaluators) if dot else None
+        target = _owner(owner, evaluators) if dot else None  # the first of that name
         if target is None:
             if dot and owner:
                 raise ConfigError(f"--arg {spec}: no evaluator '{owner}' among -e "
@@ -138,10 +143,10 @@ def cli_entries(evaluators: list[str], arg_specs: list[str]) -> list[str | dict[
                 raise ConfigError(f"--arg {spec}: several evaluators are given "
                                   f"({', '.join(evaluators)}); write --arg EVALUATOR.{key}="
                                   f"{text}")
-            target, name = evaluators[0], key
-        given[target][name] = _value(name, text)
+            target, name = 0, key
+        given[target][1][name] = _value(name, text)
     out: list[str | dict[str, Any]] = []
-    for e, args in given.items():
+    for e, args in given:
         if e.startswith(PREFIX):
             path, function = split_ref(e.removeprefix(PREFIX))
             entry: dict[str, Any] = {"python": f"{Path(path).resolve()}:{function}"}
@@ -171,9 +176,9 @@ def _value(key: str, text: str) -> Any:
     return value
 
 
-def _owner(owner: str, evaluators: list[str]) -> str | None:
-    for e in evaluators:
+def _owner(owner: str, evaluators: list[str]) -> int | None:
+    for i, e in enumerate(evaluators):
         bare = e.partition("@")[0]
         if owner in (e, bare) or (e.startswith(PREFIX) and owner == e.rpartition(":")[2]):
-            return e
+            return i
     return None

@@ -6,10 +6,12 @@ code, and the one-line errors (no traceback) for every wiring mistake."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
 
+from assay.runner.spec import parse_spec
 from tests.cli.test_score_cli import assay
 
 ITEMS = [
@@ -101,6 +103,15 @@ def test_python_check_scores_errors_and_replays(project: Path) -> None:
     assert (boom["status"], boom["reason"]) == ("error", "boom raised ValueError: 价格缺失 a "
                                                 "(line 10)")
     run_id = r.stdout.split("run ")[-1].split()[0]
+    # the manifest keeps the entry with the file made absolute, so a resume finds it anywhere
+    with sqlite3.connect(project / ".assay" / "assay.db") as db:
+        manifest = json.loads(db.execute("SELECT manifest FROM runs").fetchone()[0])
+    assert manifest["spec"]["evaluators"][0] == {"python": f"{project}/checks.py:price_ok",
+                                                 "args": {"tolerance": 0.5}}
+    assert manifest["evaluators"][0]["built"]["args"] == {
+        "path": f"{project}/checks.py", "function": "price_ok", "args": {"tolerance": 0.5}}
+    resumed = parse_spec(manifest["spec"], Path(manifest["spec_path"]))
+    assert resumed.evaluators[0].args["path"] == f"{project}/checks.py"
     r = assay("replay", run_id, cwd=project)
     assert r.returncode == 0, r.stdout + r.stderr
     # the code changes: replay rebuilds it from the record, and says so

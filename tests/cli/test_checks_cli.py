@@ -182,6 +182,14 @@ evaluators:
     assert got[("a", "has-yuan")] == 1 and got[("c", "has-yuan")] == 0
     assert got[("a", "price_ok")] == 1 and got[("b", "numeric")] == 1
     assert got[("a", "length")] == 1  # 收盘价为 + 1,455.00 + 元: 6 words
+    # rebuilt from their records (the label and args too), every score reproduces
+    r = assay("replay", run_id, cwd=project)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "has-yuan" in r.stdout
+    # -e on `assay run` replaces the spec's evaluators; a python check is relative to the cwd
+    r = assay("run", "evals/spec.yaml", "-e", "python:evals/checks.py:boom", "-q", cwd=project)
+    assert r.returncode == 0, r.stderr
+    assert "boom on checks (3 items)" in r.stdout  # the spec is named checks
 
 
 def test_list_and_show_the_checks(project: Path) -> None:

@@ -51,6 +51,11 @@ def nan(item, answer):
     return float("nan")
 
 
+def numpy_verdict(item, answer):
+    import numpy as np
+    return np.isclose(float(answer), 10.0)
+
+
 NOT_A_FUNCTION = 3
 '''
 ITEM = Item("q1", {"prompt": "价格", "reference_output": "10.0"}, "v", 7)
@@ -87,6 +92,13 @@ def test_bool_number_and_score_results(checks: Path) -> None:
     assert (s.evaluator, s.evaluator_version) == ("verdict", build(checks, "verdict").version)
 
 
+def test_numpy_scalars_are_their_python_values(checks: Path) -> None:
+    ev = build(checks, "numpy_verdict")
+    s = run(ev, "10.0")
+    assert (s.value, s.evidence) == (1.0, {"returned": True})
+    assert run(ev, "9").value == 0.0
+
+
 def test_async_function(checks: Path) -> None:
     ev = build(checks, "slow_ok")
     assert run(ev, "好").value == 1.0
@@ -121,7 +133,7 @@ def test_load_errors_name_file_and_function(tmp_path: Path, checks: Path) -> Non
         build(checks, "price_okk")
     assert str(err.value) == (f"python evaluator {checks}:price_okk: {checks} defines no "
                               "'price_okk' (it defines: broken, closeness, nan, nothing, "
-                              "price_ok, slow_ok, verdict)")
+                              "numpy_verdict, price_ok, slow_ok, verdict)")
     with pytest.raises(ConfigError, match="'NOT_A_FUNCTION' is a int, not a function"):
         build(checks, "NOT_A_FUNCTION")
     bad = tmp_path / "bad.py"

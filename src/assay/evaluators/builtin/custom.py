@@ -144,6 +144,8 @@ class PythonEvaluator(CodeEvaluator):
                                      "file": str(self.path), "function": self.function})
 
     def _score(self, result: Any) -> Score:
+        if type(result).__module__ == "numpy" and hasattr(result, "item"):
+            result = result.item()  # np.bool_, np.float64 …: the Python value they hold
         if isinstance(result, Score):  # theirs, under this evaluator's name and version
             return Score(result.value, result.status, result.reason, self.name, self.version,
                          result.full_score, result.evidence, result.steps)

@@ -243,3 +243,15 @@ def test_every_check_is_cheap_code_without_truth() -> None:
         ev = EVALUATORS.build(name, **args)
         assert ev.deterministic and not ev.uses_truth and ev.concurrency == 1
         assert len(ev.version) == 12
+
+
+def test_versions_cover_the_code_that_decides() -> None:
+    from assay.evaluators.builtin.base import source_version
+
+    numeric = EVALUATORS.build("numeric")
+    # the rubric's number reader decides what numeric reads: its source is in the version
+    assert numeric.version == source_version("assay.evaluators.builtin.numeric",
+                                             "assay.evaluators.rubric.numbers")
+    assert numeric.version != source_version("assay.evaluators.builtin.numeric")
+    assert EVALUATORS.build("similarity").version != source_version(
+        "assay.evaluators.builtin.similarity")  # and rapidfuzz's installed version

@@ -14,6 +14,7 @@ import sys
 import unicodedata
 from dataclasses import dataclass
 from functools import cache
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -42,11 +43,23 @@ _BLANKS = re.compile(r"\s+")
 
 
 @cache
-def source_version(module: str) -> str:
-    """A hash of the module's source: a stored score names the exact code that produced it."""
-    path = Path(sys.modules[module].__file__ or "")
-    digest = hashlib.sha256(path.read_bytes())
-    digest.update(Path(__file__).read_bytes())  # the shared parts decide too
+def source_version(module: str, *also: str) -> str:
+    """A hash of the module's source, of the shared parts here and of the modules it reads
+    with (`also`: the rubric's number reader, a library's version): a stored score names the
+    exact code that produced it, and replay says when that changed."""
+    digest = hashlib.sha256()
+    for name in (module, __name__):
+        digest.update(Path(sys.modules[name].__file__ or "").read_bytes())
+    for name in also:
+        found = sys.modules.get(name)
+        file = getattr(found, "__file__", None)
+        if found is not None and file and "site-packages" not in file:
+            digest.update(Path(file).read_bytes())
+        else:  # a library: its installed version stands for its code
+            try:
+                digest.update(f"{name}=={metadata.version(name)}".encode())
+            except metadata.PackageNotFoundError:
+                digest.update(name.encode())
     return digest.hexdigest()[:12]
 
 
@@ -116,6 +129,7 @@ class BuiltinCheck(CodeEvaluator):
 
     family = ""  # the registry name
     module = ""  # whose source is the version
+    reads_with: tuple[str, ...] = ()  # modules whose code decides too (part of the version)
     needs_expected = True
 
     def __init__(self, *, expected: Any = None, label: str | None = None) -> None:
@@ -131,7 +145,7 @@ class BuiltinCheck(CodeEvaluator):
 
     @property
     def version(self) -> str:
-        return source_version(self.module or type(self).__module__)
+        return source_version(self.module or type(self).__module__, *self.reads_with)
 
     def expected_of(self, item: Item) -> Any:
         return self.expected if self.expected is not None else item.fields.get(REFERENCE)

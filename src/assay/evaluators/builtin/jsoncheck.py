@@ -75,7 +75,7 @@ class JsonSchema(BuiltinCheck):
                               ) from None
         self.validator = cls(self.schema)
         text = json.dumps(self.schema, sort_keys=True, ensure_ascii=False)
-        self._version = (source_version(__name__) + "+" +
+        self._version = (source_version(__name__, "jsonschema") + "+" +
                          hashlib.sha256(text.encode()).hexdigest()[:8])
 
     def _load(self, schema: Any) -> tuple[Any, str]:

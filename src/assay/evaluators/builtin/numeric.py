@@ -56,6 +56,7 @@ class Numeric(BuiltinCheck):
     """The stated number is within `abs` or `rel` of the expected one (exact when neither)."""
 
     family = "numeric"
+    reads_with = ("assay.evaluators.rubric.numbers",)  # a change in reading is a new version
 
     def __init__(self, *, expected: Any = None, abs: Any = 0, rel: Any = 0,
                  pick: str = "all", label: str | None = None) -> None:

@@ -54,6 +54,7 @@ class Similarity(BuiltinCheck):
     """The similarity of the answer to the expected answer, or pass/fail at a threshold."""
 
     family = "similarity"
+    reads_with = ("rapidfuzz",)
 
     def __init__(self, *, expected: Any = None, method: str = "levenshtein",
                  threshold: Any = None, label: str | None = None, **folds: Any) -> None:

@@ -99,6 +99,13 @@ class Normaliser:
             text = _BLANKS.sub("", text)
         elif self.strip:
             text = text.strip()
+        if self.fullwidth and (self.ignore_case or self.ignore_punctuation
+                               or self.ignore_whitespace) and not text.isascii():
+            # a dropped mark or blank can leave a pair that composes ("e.\u0301" → "é"):
+            # normalise once more, so folding the result again changes nothing
+            text = unicodedata.normalize("NFKC", text)
+            if self.ignore_case:
+                text = text.casefold()
         return text
 
     def applied(self) -> list[str]:

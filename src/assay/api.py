@@ -25,9 +25,10 @@ from typing import Any
 import orjson
 
 from assay.core.errors import ConfigError
+from assay.runner.evaluator_entries import parse_entry
 from assay.runner.execute import run_experiment
 from assay.runner.pipeline import Progress
-from assay.runner.spec import DatasetSpec, EvaluatorSpec, ExperimentSpec
+from assay.runner.spec import DatasetSpec, ExperimentSpec
 from assay.store import repo
 from assay.store.db import open_engine
 from assay.targets.spec import TargetSpec
@@ -106,9 +107,7 @@ async def aevaluate(dataset: str | Path | Sequence[dict[str, Any]], target: Targ
                     progress: Callable[[Progress], None] | None = None) -> Run:
     path = _dataset_path(dataset)
     t = _target(target)
-    evs = [EvaluatorSpec(e) if isinstance(e, str) else
-           EvaluatorSpec(str(e["name"]) + (f"@{e['model']}" if e.get("model") else ""),
-                         dict(e.get("mapping") or {})) for e in evaluators]
+    evs = [parse_entry(e, Path.cwd()) for e in evaluators]  # names, {name, args}, {python}
     raw_target = {"name": t.name, "type": t.type, **{
         k: (f"{v.__module__}:{v.__qualname__}" if callable(v) else v)
         for k, v in t.options.items()}}

@@ -25,6 +25,8 @@ from tests.openai_server import OpenAIServer
 
 STATIC = ["finance-rubric", "item-judge", "finance-hybrid", "judge-file", "jury-majority",
           "jury-mean"]
+CHECKS = ["exact", "contains", "contains-all", "contains-any", "regex", "numeric", "json-valid",
+          "json-schema", "length", "similarity", "python"]  # evaluators/builtin/
 TEMPLATES = ["coze-correctness", "coze-ecommerce", "coze-persona", "coze-quality",
              "finsearch-t1-judge-en", "finsearch-t1-judge"]
 ITEM = Item("q1", {"prompt": "贵州茅台最新股价", "response_reference": "必答点：最新股价",
@@ -53,11 +55,12 @@ def factory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 
 
 def test_every_builtin_is_registered() -> None:
-    assert EVALUATORS.names() == [*STATIC, *TEMPLATES]
+    assert EVALUATORS.names() == [*STATIC, *CHECKS, *TEMPLATES]
     assert list(template_paths()) == TEMPLATES
     kinds = {e["name"]: e["kind"] for e in EVALUATORS.describe()}
     assert [kinds[n] for n in STATIC] == ["code", "judge", "hybrid", "judge", "jury", "jury"]
     assert {kinds[n] for n in TEMPLATES} == {"judge template"}
+    assert {kinds[n] for n in CHECKS} == {"code"}
 
 
 def test_listed_reads_are_what_the_rubric_reads() -> None:

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from assay.core.errors import ConfigError
 from assay.core.registry import Registry
 
 
@@ -20,12 +21,14 @@ def _console() -> Console:
 def list_evaluators() -> None:
     from assay.evaluators.registry import EVALUATORS
 
-    table = Table(title="evaluators")
-    for col in ("name", "kind", "score", "reads", "description"):
+    table = Table(title="evaluators (* required option)")
+    for col in ("name", "kind", "score", "reads", "options", "description"):
         table.add_column(col, no_wrap=col == "name")
     for e in EVALUATORS.describe():
+        options = ", ".join(a["name"] + ("*" if a["required"] else "") for a in e["args"])
         table.add_row(e["name"], e["kind"], escape(str(e.get("score", ""))),
-                      escape(", ".join(e.get("reads") or ())), escape(e["summary"]))
+                      escape(", ".join(e.get("reads") or ())), escape(options),
+                      escape(e["summary"]))
     _console().print(table)
 
 
@@ -44,7 +47,10 @@ def show_evaluator(name: str) -> None:
     info = next(e for e in EVALUATORS.describe() if e["name"] == entry.name)
     version = ""
     if entry.kind == "code":  # builds without a model: its version is worth showing
-        version = f", version {EVALUATORS.build(entry.name).version}"
+        try:
+            version = f", version {EVALUATORS.build(entry.name).version}"
+        except ConfigError:  # a check that needs its arguments (regex: a pattern)
+            version = ""
     console.print(f"[bold]{entry.name}[/] ({entry.kind} evaluator{version}): "
                   f"{escape(info['summary'])}")
     if info.get("reads"):

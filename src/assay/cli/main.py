@@ -51,7 +51,11 @@ def score(
     responses: Annotated[Path | None, typer.Option(
         "--responses", help="Answers in a separate JSONL/CSV keyed by item id.")] = None,
     evaluator: Annotated[list[str] | None, typer.Option(
-        "--evaluator", "-e", help="Evaluator name (repeatable).")] = None,
+        "--evaluator", "-e", help="Evaluator name, or python:FILE.py:FUNCTION (repeatable).")]
+        = None,
+    arg: Annotated[list[str] | None, typer.Option(
+        "--arg", help="An evaluator argument, KEY=VALUE (a YAML scalar), or "
+        "EVALUATOR.KEY=VALUE when several are given (repeatable).")] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Write one JSON line per item and "
                                              "evaluator here.")] = None,
     field: Annotated[list[str] | None, typer.Option(
@@ -89,7 +93,8 @@ def score(
     from .score_cmd import CiOutputs, run_score
 
     code = run_score(dataset=dataset, responses=responses, resume=resume,
-                     evaluators=evaluator or ["finance-rubric"], out=out, fields=field or [],
+                     evaluators=evaluator or ["finance-rubric"], args=arg or [], out=out,
+                     fields=field or [],
                      id_field=id_field, response_field=response_field, fail_under=fail_under,
                      group_by=by, db=db, quiet=quiet, judge_model=judge_model,
                      use_cache=not no_cache, models_file=models, jury=jury,

@@ -15,6 +15,7 @@ from rich.table import Table
 from assay.core.errors import ConfigError
 from assay.core.tally import Summary, Tally
 from assay.datasets.loader import parse_field_map
+from assay.runner.evaluator_entries import cli_entries
 from assay.runner.pipeline import Progress
 from assay.runner.score import score, score_spec
 from assay.store.db import open_engine, redact, resolve_url
@@ -38,7 +39,7 @@ def run_score(*, dataset: Path | None, responses: Path | None, evaluators: list[
               group_by: str = "label", judge_model: str | None = None,
               use_cache: bool = True, models_file: Path | None = None,
               jury: str | None = None, resume: str | None = None,
-              ci: CiOutputs | None = None) -> int:
+              ci: CiOutputs | None = None, args: list[str] | None = None) -> int:
     # A pipe or file gets full-width tables (Rich would squeeze long labels to 80 columns).
     console = Console(stderr=False)
     if not console.is_terminal:
@@ -47,12 +48,13 @@ def run_score(*, dataset: Path | None, responses: Path | None, evaluators: list[
     if resume is None:
         if dataset is None:
             raise ConfigError("give a DATASET to score, or --resume RUN")
-        spec = score_spec(dataset, evaluators, responses=responses,
+        spec = score_spec(dataset, cli_entries(evaluators, args or []), responses=responses,
                           response_field=response_field, fields=parse_field_map(fields),
                           id_field=id_field, group_by=group_by, judge_model=judge_model,
                           jury=jury)
-    elif dataset is not None:
-        raise ConfigError("--resume continues a run as it was started: give no DATASET")
+    elif dataset is not None or args:
+        raise ConfigError("--resume continues a run as it was started: give no DATASET or "
+                          "--arg")
     engine = open_engine(db)
     with Bar(TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
              console=Console(stderr=True), disable=quiet, transient=True) as bar:

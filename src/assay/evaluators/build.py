@@ -16,6 +16,7 @@ from assay.core.registry import Built
 from assay.store.db import Engine
 
 from .base import Evaluator
+from .builtin.custom import PREFIX, split_ref
 from .registry import EVALUATORS
 
 TEMPLATE_SUFFIXES = (".md", ".yaml", ".yml")
@@ -50,9 +51,14 @@ class EvaluatorFactory:
         self.models_file = models_file
         self.clients: dict[str, Any] = {}
 
-    def build(self, spec: str, mapping: Mapping[str, str] | None = None) -> Evaluator:
+    def build(self, spec: str, mapping: Mapping[str, str] | None = None,
+              options: Mapping[str, Any] | None = None) -> Evaluator:
+        """`options`: the entry's own arguments (`{name: numeric, args: {abs: 0.01}}`)."""
+        if spec.startswith(PREFIX) and not options:  # python:FILE:FUNCTION, from the cwd
+            path, function = split_ref(spec.removeprefix(PREFIX))
+            spec, options = "python", {"path": str(Path(path).resolve()), "function": function}
         name, _, model = spec.partition("@")
-        args: dict[str, Any] = {}
+        args: dict[str, Any] = dict(options or {})
         try:
             entry = EVALUATORS.entry(name)
         except ConfigError:

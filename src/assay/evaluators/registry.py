@@ -10,6 +10,7 @@ from typing import Any
 
 from assay.core.registry import Arg, Registry
 
+from .builtin.entries import register as register_builtin
 from .judges import MAPPING, MODEL, template_entries
 
 # Any: besides evaluators it holds the juries, which combine judges' scores (kind "jury").
@@ -41,4 +42,5 @@ for _method in ("majority", "mean"):
         args=(), summary=f"the {_method} of the run's model judges (--jury {_method}); a "
         "member's own score stays",
         meta={"score": "combined from the judges' scores"})
+register_builtin(EVALUATORS)  # exact, contains, regex, numeric, json-*, length, similarity, python
 EVALUATORS.add_source(lambda: template_entries(EVALUATORS))

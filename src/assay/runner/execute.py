@@ -99,7 +99,7 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
     targets: list[Target] = []
     try:
         targets = [build_target(t, client=factory.client, base=spec.base) for t in spec.targets]
-        evaluators = [factory.build(e.name, e.mapping) for e in spec.evaluators]
+        evaluators = [factory.build(e.name, e.mapping, e.args) for e in spec.evaluators]
         truth_cfg = TruthConfig.parse(spec.ground_truth, spec.truth, spec.base)
         capture = Capture(truth_cfg) if truth_cfg.mode != "stored" else None
         where = _display(dataset.path)

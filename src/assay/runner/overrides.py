@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from assay.core.errors import ConfigError
 
-from .spec import EvaluatorSpec, ExperimentSpec
+from .evaluator_entries import EntryError, parse_entry
+from .spec import ExperimentSpec
 
 
 @dataclass
@@ -32,5 +34,8 @@ def apply_overrides(spec: ExperimentSpec, o: Overrides) -> ExperimentSpec:
                               f"{', '.join(sorted(known))}")
         spec.targets = [t for t in spec.targets if t.name in o.targets]
     if o.evaluators:
-        spec.evaluators = [EvaluatorSpec(e) for e in o.evaluators]
+        try:  # `-e python:checks.py:f` is relative to where the command runs
+            spec.evaluators = [parse_entry(e, Path.cwd()) for e in o.evaluators]
+        except EntryError as exc:
+            raise ConfigError(f"--evaluator: {exc}") from None
     return spec

@@ -54,7 +54,7 @@ def _evaluator_specs(manifest: dict[str, Any]) -> list[tuple[str, dict[str, str]
     mappings: dict[str, dict[str, str]] = {}
     if isinstance(spec, dict):
         for e in spec.get("evaluators") or []:
-            if isinstance(e, dict):
+            if isinstance(e, dict) and "name" in e:  # a {python: …} check maps nothing
                 name = str(e["name"]) + (f"@{e['model']}" if e.get("model") else "")
                 mappings[name] = {str(k): str(v) for k, v in (e.get("mapping") or {}).items()}
     return [(e["name"], mappings.get(e["name"], {})) for e in manifest.get("evaluators") or []]

@@ -20,7 +20,7 @@ from .pipeline import Progress
 from .spec import ExperimentSpec, parse_spec
 
 
-def score_spec(dataset: Path, evaluators: list[str], *, responses: Path | None = None,
+def score_spec(dataset: Path, evaluators: list[str | dict[str, Any]], *, responses: Path | None = None,
                response_field: str = "response", fields: dict[str, str] | None = None,
                id_field: str | None = None, group_by: str = "label",
                judge_model: str | None = None, jury: str | None = None) -> ExperimentSpec:
@@ -38,7 +38,11 @@ def score_spec(dataset: Path, evaluators: list[str], *, responses: Path | None =
         "commit": "batch", "concurrency": "auto", "group_by": group_by,
         **({"jury": jury} if jury else {}), **({"judge_model": judge_model} if judge_model
                                               else {})}
-    spec = parse_spec(raw, Path.cwd() / "assay-score.yaml")
+    stand_in = Path.cwd() / "assay-score.yaml"  # no file: its name is left out of errors
+    try:
+        spec = parse_spec(raw, stand_in)
+    except ConfigError as exc:
+        raise ConfigError(str(exc).removeprefix(f"{stand_in}: ")) from None
     # The manifest keeps absolute paths (a resume may start elsewhere); this run names the
     # files as the user wrote them, in its messages too.
     spec.dataset.path = dataset

@@ -28,6 +28,8 @@ from assay.core.yamltext import yaml_mapping
 from assay.targets.registry import TARGETS
 from assay.targets.spec import TARGET_KEYS, TargetSpec, required_options
 
+from .evaluator_entries import EntryError, EvaluatorSpec, parse_entry
+
 __all__ = ["TARGET_KEYS", "DatasetSpec", "EvaluatorSpec", "ExperimentSpec", "TargetSpec",
            "load_spec", "parse_spec"]
 
@@ -49,12 +51,6 @@ class DatasetSpec:
     limit: int | None = None
     sample: int | None = None
     seed: int = 0
-
-
-@dataclass
-class EvaluatorSpec:
-    name: str  # as `assay score -e` takes it: `finance-rubric`, `coze-correctness@judge`
-    mapping: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -210,19 +206,10 @@ def parse_spec(data: dict[str, Any], path: Path, lines: _Lines | None = None) ->
         raise fail("must be a non-empty list of evaluator names or mappings", "evaluators")
     evaluators: list[EvaluatorSpec] = []
     for i, e in enumerate(raw_evs):
-        if isinstance(e, str):
-            evaluators.append(EvaluatorSpec(e))
-            continue
-        if not isinstance(e, dict) or "name" not in e:
-            raise fail("must be a name or a mapping with 'name'", "evaluators", i)
-        extra = sorted(set(e) - {"name", "model", "mapping"})
-        if extra:
-            raise fail("unknown key (known: name, model, mapping)", "evaluators", i, extra[0])
-        mapping = e.get("mapping") or {}
-        if not isinstance(mapping, dict):
-            raise fail("must be a mapping of VARIABLE: FIELD", "evaluators", i, "mapping")
-        name = str(e["name"]) + (f"@{e['model']}" if e.get("model") else "")
-        evaluators.append(EvaluatorSpec(name, {str(k): str(v) for k, v in mapping.items()}))
+        try:  # names, {name, args}, {python: FILE:FUNCTION}: evaluator_entries.py
+            evaluators.append(parse_entry(e, path.parent))
+        except EntryError as exc:
+            raise fail(str(exc), "evaluators", i, *exc.keys) from None
 
     def whole(key: str, default: int, low: int) -> int:
         value = data.get(key, default)

@@ -1,0 +1,2 @@
+"""Built-in code evaluators (exact, contains, regex, numeric, JSON, length, similarity) and
+custom checks from a Python file: one module per family, registered in `entries`."""

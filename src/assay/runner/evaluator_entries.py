@@ -1,0 +1,184 @@
+"""One entry of a spec's `evaluators` list, and `assay score -e NAME --arg k=v`, as an
+`EvaluatorSpec`:
+
+    - finance-rubric                          a name
+    - coze-correctness@judge                  a judge and its model
+    - {name: numeric, args: {abs: 0.01}}      a check and its arguments
+    - {python: checks.py:price_ok, args: {tolerance: 0.02}, label: price}
+
+Paths (a custom check's file, a json-schema file) are relative to the spec's folder. A code
+evaluator is built once here, so a bad argument (an unknown one, a regex that does not compile,
+a schema that is not one, a missing file or function) stops the spec at load, on its line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from assay.core.errors import ConfigError
+from assay.evaluators.builtin.custom import PREFIX, split_ref
+from assay.evaluators.registry import EVALUATORS
+
+ENTRY_KEYS = ("name", "python", "model", "mapping", "args", "label")
+
+
+@dataclass
+class EvaluatorSpec:
+    name: str  # as `assay score -e` takes it: `finance-rubric`, `coze-correctness@judge`
+    mapping: dict[str, str] = field(default_factory=dict)
+    args: dict[str, Any] = field(default_factory=dict)  # the registry entry's arguments
+
+
+class EntryError(ConfigError):
+    """A mistake in one entry, with the keys below `evaluators[i]` that locate it."""
+
+    def __init__(self, message: str, *keys: str) -> None:
+        super().__init__(message)
+        self.keys = keys
+
+
+def parse_entry(e: Any, base: Path) -> EvaluatorSpec:
+    if isinstance(e, str):
+        if e.startswith(PREFIX):
+            return _python(e.removeprefix(PREFIX), None, None, base, "python")
+        spec = EvaluatorSpec(e)
+        _try_build(spec, None)
+        return spec
+    if not isinstance(e, dict) or ("name" not in e) == ("python" not in e):
+        raise EntryError("must be a name, or a mapping with 'name' (or 'python: FILE:FUNCTION')")
+    extra = sorted(set(e) - set(ENTRY_KEYS))
+    if extra:
+        raise EntryError(f"unknown key (known: {', '.join(ENTRY_KEYS)})", extra[0])
+    mapping = e.get("mapping") or {}
+    if not isinstance(mapping, dict):
+        raise EntryError("must be a mapping of VARIABLE: FIELD", "mapping")
+    args = e.get("args")
+    if args is not None and not isinstance(args, dict):
+        raise EntryError("must be a mapping of NAME: VALUE", "args")
+    if "python" in e:
+        if not isinstance(e["python"], str):
+            raise EntryError("must be FILE.py:FUNCTION", "python")
+        return _python(e["python"], args, e.get("label"), base, "python")
+    name = str(e["name"]) + (f"@{e['model']}" if e.get("model") else "")
+    spec = EvaluatorSpec(name, {str(k): str(v) for k, v in mapping.items()},
+                         {str(k): v for k, v in (args or {}).items()})
+    if e.get("label") is not None:
+        spec.args["label"] = e["label"]
+    _resolve_paths(spec, base)
+    _try_build(spec, "args" if args is not None else "label" if "label" in e else None)
+    return spec
+
+
+def _python(ref: str, args: dict[str, Any] | None, label: Any, base: Path,
+            key: str) -> EvaluatorSpec:
+    try:
+        path, function = split_ref(ref)
+    except ConfigError as exc:
+        raise EntryError(str(exc), key) from None
+    p = Path(path)
+    built: dict[str, Any] = {"path": str(p if p.is_absolute() else (base / p).resolve()),
+                             "function": function}
+    if args:
+        built["args"] = dict(args)
+    if label is not None:
+        built["label"] = label
+    spec = EvaluatorSpec("python", args=built)
+    _try_build(spec, key)
+    return spec
+
+
+def _resolve_paths(spec: EvaluatorSpec, base: Path) -> None:
+    """Arguments the entry marks as paths (json-schema's `schema`, when text)."""
+    try:
+        entry = EVALUATORS.entry(spec.name.partition("@")[0])
+    except ConfigError:
+        return  # an unknown name is said when the run builds its evaluators
+    for key in entry.meta.get("paths", ()):
+        value = spec.args.get(key)
+        if isinstance(value, str) and not Path(value).is_absolute():
+            spec.args[key] = str((base / value).resolve())
+
+
+def _try_build(spec: EvaluatorSpec, key: str | None) -> None:
+    """Build a built-in check now (cheap, no context), so its arguments are checked at load;
+    the rest (judges need the run's model clients) when the run builds them."""
+    name = spec.name.partition("@")[0]
+    try:
+        entry = EVALUATORS.entry(name)
+    except ConfigError as exc:
+        if not spec.args:
+            return  # a template file named by path, or a name the run reports as unknown
+        raise EntryError(str(exc), "name") from None
+    if entry.meta.get("family") != "builtin":
+        return
+    try:
+        EVALUATORS.build(entry.name, **spec.args)
+    except ConfigError as exc:
+        raise EntryError(str(exc), *((key,) if key else ())) from None
+
+
+# -- the command line: -e NAME --arg [NAME.]KEY=VALUE ---------------------------------------
+
+def cli_entries(evaluators: list[str], arg_specs: list[str]) -> list[str | dict[str, Any]]:
+    """`-e` names and `--arg` settings as spec entries. `--arg KEY=VALUE` goes to the one
+    evaluator given, or to NAME's with `--arg NAME.KEY=VALUE`; values read as YAML scalars
+    (`0.01` a number, `true` a boolean, `[a, b]` a list). A custom check's file is made
+    absolute, so a resumed run finds it from anywhere."""
+    given: list[tuple[str, dict[str, Any]]] = [(e, {}) for e in evaluators]  # twice stays
+    for spec in arg_specs:
+        key, sep, text = spec.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ConfigError(f"--arg takes KEY=VALUE (or EVALUATOR.KEY=VALUE), got '{spec}'")
+        owner, dot, name = key.rpartition(".")
+        target = _owner(owner, evaluators) if dot else None  # the first of that name
+        if target is None:
+            if dot and owner:
+                raise ConfigError(f"--arg {spec}: no evaluator '{owner}' among -e "
+                                  f"{', '.join(evaluators)}")
+            if len(evaluators) != 1:
+                raise ConfigError(f"--arg {spec}: several evaluators are given "
+                                  f"({', '.join(evaluators)}); write --arg EVALUATOR.{key}="
+                                  f"{text}")
+            target, name = 0, key
+        given[target][1][name] = _value(name, text)
+    out: list[str | dict[str, Any]] = []
+    for e, args in given:
+        if e.startswith(PREFIX):
+            path, function = split_ref(e.removeprefix(PREFIX))
+            entry: dict[str, Any] = {"python": f"{Path(path).resolve()}:{function}"}
+            label = args.pop("label", None)
+            if args:
+                entry["args"] = args
+            if label is not None:
+                entry["label"] = label
+            out.append(entry)
+        elif args:
+            name, at, model = e.partition("@")
+            out.append({"name": name, **({"model": model} if at else {}), "args": args})
+        else:
+            out.append(e)
+    return out
+
+
+def _value(key: str, text: str) -> Any:
+    """A YAML scalar, except where reading one would change the text: a regex pattern
+    ("[0-9]+" is no list) and an expected answer ("007" is no octal 7), unless it is a list."""
+    try:
+        value = yaml.safe_load(text) if text.strip() else ""
+    except yaml.YAMLError:
+        return text  # "[0-9" stays text; the check says what is wrong with it
+    if key == "pattern" or (key == "expected" and not isinstance(value, list)):
+        return text
+    return value
+
+
+def _owner(owner: str, evaluators: list[str]) -> int | None:
+    for i, e in enumerate(evaluators):
+        bare = e.partition("@")[0]
+        if owner in (e, bare) or (e.startswith(PREFIX) and owner == e.rpartition(":")[2]):
+            return i
+    return None

@@ -21,6 +21,9 @@ app = typer.Typer(
 
 DbOption = Annotated[str | None, typer.Option(
     "--db", help="Database URL (default: $ASSAY_DB or sqlite:///.assay/assay.db).")]
+ExecutorOption = Annotated[str | None, typer.Option(
+    "--executor", help="local, or ray: Python/command targets and code evaluators on a Ray "
+    "cluster (docs/scale.md).")]
 
 
 def _version(value: bool) -> None:
@@ -73,6 +76,7 @@ def score(
         "--resume", help="Continue an interrupted score run (no DATASET needed).")] = None,
     db: DbOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    executor: ExecutorOption = None,
 ) -> None:
     """Score answers that already exist, e.g. with the executable finance rubric."""
     from .score_cmd import run_score
@@ -81,7 +85,7 @@ def score(
                      evaluators=evaluator or ["finance-rubric"], out=out, fields=field or [],
                      id_field=id_field, response_field=response_field, fail_under=fail_under,
                      group_by=by, db=db, quiet=quiet, judge_model=judge_model,
-                     use_cache=not no_cache, models_file=models, jury=jury)
+                     use_cache=not no_cache, models_file=models, jury=jury, executor=executor)
     raise typer.Exit(code)
 
 
@@ -127,6 +131,7 @@ def run(
         = None,
     db: DbOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
+    executor: ExecutorOption = None,
 ) -> None:
     """Run an experiment: targets answer, evaluators score, every step traced and stored."""
     from .run_cmd import run_spec
@@ -137,7 +142,8 @@ def run(
         raise ConfigError("give a SPEC to start a run, or --resume RUN_ID to continue one")
     raise typer.Exit(run_spec(spec=spec, resume=resume, limit=limit, concurrency=concurrency,
                               targets=target or [], evaluators=evaluator or [],
-                              use_cache=not no_cache, models_file=models, db=db, quiet=quiet))
+                              use_cache=not no_cache, models_file=models, db=db, quiet=quiet,
+                              executor=executor))
 
 
 @app.command()

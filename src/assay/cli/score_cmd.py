@@ -24,7 +24,8 @@ def run_score(*, dataset: Path | None, responses: Path | None, evaluators: list[
               fail_under: float | None, db: str | None, quiet: bool,
               group_by: str = "label", judge_model: str | None = None,
               use_cache: bool = True, models_file: Path | None = None,
-              jury: str | None = None, resume: str | None = None) -> int:
+              jury: str | None = None, resume: str | None = None,
+              executor: str | None = None) -> int:
     # A pipe or file gets full-width tables (Rich would squeeze long labels to 80 columns).
     console = Console(stderr=False)
     if not console.is_terminal:
@@ -36,9 +37,10 @@ def run_score(*, dataset: Path | None, responses: Path | None, evaluators: list[
         spec = score_spec(dataset, evaluators, responses=responses,
                           response_field=response_field, fields=parse_field_map(fields),
                           id_field=id_field, group_by=group_by, judge_model=judge_model,
-                          jury=jury)
-    elif dataset is not None:
-        raise ConfigError("--resume continues a run as it was started: give no DATASET")
+                          jury=jury, executor=executor)
+    elif dataset is not None or executor is not None:
+        raise ConfigError("--resume continues a run as it was started: give no DATASET or "
+                          "--executor")
     engine = open_engine(db)
     with Bar(TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
              console=Console(stderr=True), disable=quiet, transient=True) as bar:

@@ -7,6 +7,7 @@ from typing import Any
 
 from assay.core.errors import ConfigError
 
+from .executor_spec import EXECUTORS, ExecutorSpec
 from .spec import EvaluatorSpec, ExperimentSpec
 
 
@@ -16,6 +17,7 @@ class Overrides:
     concurrency: int | None = None
     targets: list[str] = field(default_factory=list)
     evaluators: list[str] = field(default_factory=list)
+    executor: str | None = None  # --executor ray: the spec's other executor settings stay
 
     def as_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if v not in (None, [])}
@@ -33,4 +35,8 @@ def apply_overrides(spec: ExperimentSpec, o: Overrides) -> ExperimentSpec:
         spec.targets = [t for t in spec.targets if t.name in o.targets]
     if o.evaluators:
         spec.evaluators = [EvaluatorSpec(e) for e in o.evaluators]
+    if o.executor is not None and o.executor not in EXECUTORS:
+        raise ConfigError(f"--executor {o.executor}: use {' or '.join(EXECUTORS)}")
+    if o.executor is not None and o.executor != spec.executor.type:
+        spec.executor = ExecutorSpec(o.executor)
     return spec

@@ -1,7 +1,8 @@
 """The Ray executor against the local one, and what limits it (docs/scale.md).
 
     .venv/bin/python bench/ray_bench.py [--items 200] [--answers 1000000] [--score-items 20000]
-                                        [--workers 2] [--write-samples 100000] [--pg URL]
+                                        [--workers 2] [--write-samples 100000]
+                                        [--pg URL | --pg-start] [--parts 1234]
 
 1. A CPU-bound Python target (pure-Python arithmetic, calibrated here to ~20 ms an item) over
    `--items` items with finance-rubric: the same run with the local executor and with Ray
@@ -213,6 +214,8 @@ async def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--write-samples", type=int, default=100_000)
     parser.add_argument("--pg", help="a PostgreSQL URL for the write-rate figure")
+    parser.add_argument("--pg-start", action="store_true",
+                        help="start a throwaway PostgreSQL server (as the tests do) for it")
     parser.add_argument("--parts", default="1234", help="which parts to run (default all)")
     args = parser.parse_args()
     import ray
@@ -230,7 +233,13 @@ async def main() -> None:
             await sharded_rubric(args.answers, args.workers)
         if "3" in args.parts:
             await score_runs(tmp, args.score_items)
-        if "4" in args.parts:
+        if "4" in args.parts and args.pg_start:
+            sys.path.insert(0, str(ROOT))
+            from tests.postgres import postgres_server
+
+            with postgres_server() as pg:
+                writes(tmp, args.write_samples, pg)
+        elif "4" in args.parts:
             writes(tmp, args.write_samples, args.pg)
     finally:
         ray.shutdown()

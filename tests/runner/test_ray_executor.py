@@ -147,7 +147,8 @@ def test_a_killed_worker_s_samples_are_retried_and_stored_once(
     assert scores == {k: EXPECTED[k] for k in scores}
     summary = json.loads(rows(engine, "SELECT summary FROM runs WHERE id = :r",
                               r=result.run_id)[0][0])
-    # the samples the killed worker held (8 in flight at most) were sent again
+    # the calls the killed worker held were sent again: 8 samples in flight at most, each
+    # with a target call or a rubric call
     assert 1 <= summary["samples_retried"] <= 8
     # a worker process other than the killed one (the other actor or the restarted one)
     # answered every sample after the kill

@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.core.errors import ConfigError
 from assay.core.registry import built_from
@@ -39,6 +39,9 @@ from .pipeline import Progress, SamplePipeline, Work
 from .resume import Prior, load_prior
 from .spec import ExperimentSpec
 from .stop import deferred_interrupt
+
+if TYPE_CHECKING:  # imported when a spec asks for it (it is cheap; Ray itself is not)
+    from .ray_executor import RayExecutor
 
 OnFlush = Callable[[list[dict[str, Any]]], None]
 
@@ -96,7 +99,7 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
     factory = EvaluatorFactory(engine, judge_model=spec.judge_model, use_cache=use_cache,
                                models_file=models_file)
     targets: list[Target] = []
-    executor: Any = None  # a RayExecutor when the spec says executor: ray
+    executor: RayExecutor | None = None  # when the spec says executor: ray
     try:
         targets = [build_target(t, client=factory.client, base=spec.base) for t in spec.targets]
         evaluators = [factory.build(e.name, e.mapping) for e in spec.evaluators]
@@ -210,7 +213,7 @@ def _work(chosen: list[Item], targets: list[Target], repeats: int, prior: Prior 
 
 async def _execute(engine: Engine, run_id: str, pipeline: SamplePipeline, todo: list[Work],
                    spec: ExperimentSpec, chosen: list[Item], progress: Progress,
-                   prior: Prior | None, executor: Any = None) -> str:
+                   prior: Prior | None, executor: RayExecutor | None = None) -> str:
     """The worker pool; on Ctrl-C no new sample starts, those in flight finish and are
     written, and the run is marked interrupted (resumable)."""
     status = "failed"

@@ -150,6 +150,10 @@ def test_a_killed_worker_s_samples_are_retried_and_stored_once(
     # the calls the killed worker held were sent again: 8 samples in flight at most, each
     # with a target call or a rubric call
     assert 1 <= summary["samples_retried"] <= 8
+    shown = run("show", result.run_id, "--db", f"sqlite:///{tmp_path / 'a.db'}", cwd=tmp_path)
+    assert (f"executor ray: 2 worker(s) ran agent, finance-rubric; "
+            f"{summary['samples_retried']} call(s) sent again after a worker was lost"
+            in shown.stdout), shown.stdout + shown.stderr
     # a worker process other than the killed one (the other actor or the restarted one)
     # answered every sample after the kill
     pids = {json.loads(e)["worker"]["pid"] for e, in rows(

@@ -156,7 +156,7 @@ def test_a_killed_worker_s_samples_are_retried_and_stored_once(
             in shown.stdout), shown.stdout + shown.stderr
     # a worker process other than the killed one (the other actor or the restarted one)
     # answered every sample after the kill
-    pids = {json.loads(e)["worker"]["pid"] for e, in rows(
+    pids = {json.loads(e)["ray_worker"]["pid"] for e, in rows(
         engine, "SELECT extras FROM answers WHERE run_id = :r", r=result.run_id)}
     assert pids - set(killed)
 

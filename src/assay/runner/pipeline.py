@@ -229,10 +229,9 @@ class SamplePipeline:
             return Answer(None, error=f"target failed: {type(exc).__name__}: {exc}")
 
 
-
 def _worker(answer: Answer) -> dict[str, Any]:
     """The host and pid of the Ray worker that answered (executor: ray), for the span."""
-    place = answer.extras.get("worker") if answer.extras else None
+    place = answer.extras.get("ray_worker") if answer.extras else None
     if not isinstance(place, dict):
         return {}
     return {"worker.host": place.get("host"), "worker.pid": place.get("pid")}

@@ -217,7 +217,7 @@ class RemoteTarget:
         answer, place = await self.batcher.call(item)
         assert isinstance(answer, Answer)
         # kept with the answer and put on its span: which process answered
-        return replace(answer, extras={**answer.extras, "worker": place})
+        return replace(answer, extras={**answer.extras, "ray_worker": place})
 
     async def close(self) -> None:  # the run closes the local one; the workers go with Ray
         return None

@@ -59,11 +59,12 @@ def ray_cluster() -> Iterator[str]:
 
 
 def project(tmp_path: Path, module: str, *, delay: float, limit: int, executor: str,
-            concurrency: int = 8) -> Path:
+            concurrency: int = 8, more: str = "") -> Path:
     (tmp_path / f"{module}.py").write_text(AGENT.replace("{delay}", str(delay)), "utf-8")
     spec = tmp_path / f"{executor}.yaml"
     spec.write_text(f"dataset: {{path: {SAMPLE}, limit: {limit}}}\n"
-                    f"targets: [{{name: agent, type: python, function: '{module}:answer'}}]\n"
+                    f"targets: [{{name: agent, type: python, function: '{module}:answer'}}"
+                    f"{more}]\n"
                     "evaluators: [finance-rubric]\n"
                     f"concurrency: {concurrency}\n"
                     f"executor: {{type: {executor}, workers: 2}}\n", "utf-8")
@@ -77,38 +78,48 @@ def rows(engine: Engine, sql: str, **params: Any) -> list[tuple[Any, ...]]:
         return [tuple(r) for r in conn.execute(text(sql), params)]
 
 
-def test_python_target_and_rubric_through_ray_match_the_local_executor(
+def test_python_and_command_targets_and_rubric_through_ray_match_the_local_executor(
         ray_cluster: str, tmp_path: Path) -> None:
     engine = open_engine(f"sqlite:///{tmp_path / 'a.db'}")
+    # a command target too: the item as JSON on stdin, its recorded answer on stdout
+    (tmp_path / "echo_cmd.py").write_text(
+        "import json, sys\nsys.stdout.write(json.load(sys.stdin).get('response') or '')\n",
+        "utf-8")
+    more = f", {{name: cmd, type: command, command: ['{sys.executable}', " \
+           f"'{tmp_path / 'echo_cmd.py'}']}}"
     ids = {}
     for executor in ("local", "ray"):
-        spec = project(tmp_path, "agent_same", delay=0.005, limit=30, executor=executor)
+        spec = project(tmp_path, "agent_same", delay=0.005, limit=30, executor=executor,
+                       more=more)
         ids[executor] = asyncio.run(run_experiment(engine, load_spec(spec))).run_id
     results = {}
     for executor, run_id in ids.items():
-        got = rows(engine, "SELECT item_id, evaluator, status, score, reason FROM results "
-                   "WHERE run_id = :r ORDER BY item_id", r=run_id)
-        assert len(got) == 30
+        got = rows(engine, "SELECT target, item_id, evaluator, status, score, reason FROM "
+                   "results WHERE run_id = :r ORDER BY target, item_id", r=run_id)
+        assert len(got) == 60
         results[executor] = got
     assert results["ray"] == results["local"]
-    assert {r[0]: r[3] for r in results["ray"]} == {k: EXPECTED[k] for k, *_ in results["ray"]}
-    # the target and the rubric ran in the workers: their spans name a worker process
-    target_spans = rows(engine, "SELECT attributes FROM spans WHERE run_id = :r AND "
+    assert {(r[0], r[1]): r[4] for r in results["ray"]} == {
+        (t, k): EXPECTED[k] for t, k, *_ in results["ray"]}
+    # the targets and the rubric ran in the workers: their spans name a worker process
+    target_spans = rows(engine, "SELECT name, attributes FROM spans WHERE run_id = :r AND "
                         "kind = 'target'", r=ids["ray"])
-    pids = {json.loads(a)["worker.pid"] for a, in target_spans}
-    assert len(target_spans) == 30 and os.getpid() not in pids and None not in pids
+    pids = {json.loads(a)["worker.pid"] for _, a in target_spans}
+    assert len(target_spans) == 60 and os.getpid() not in pids and None not in pids
+    assert {name for name, _ in target_spans} == {"agent", "cmd"}
     worker_steps = rows(engine, "SELECT s.attributes FROM spans s JOIN spans e ON "
                         "s.parent_id = e.span_id WHERE s.run_id = :r AND s.kind = 'worker' "
                         "AND e.kind = 'evaluator'", r=ids["ray"])
-    assert len(worker_steps) == 30
+    assert len(worker_steps) == 60
     assert {json.loads(a)["worker.pid"] for a, in worker_steps} <= pids
     local_spans = rows(engine, "SELECT attributes FROM spans WHERE run_id = :r AND "
                        "kind = 'target'", r=ids["local"])
+    assert len(local_spans) == 60
     assert all("worker.pid" not in json.loads(a) for a, in local_spans)
     manifest, summary = rows(engine, "SELECT manifest, summary FROM runs WHERE id = :r",
                              r=ids["ray"])[0]
     assert json.loads(manifest)["executor"] == {
-        "type": "ray", "address": None, "workers": 2, "targets": ["agent"],
+        "type": "ray", "address": None, "workers": 2, "targets": ["agent", "cmd"],
         "evaluators": ["finance-rubric"]}
     assert json.loads(summary)["samples_retried"] == 0
 
@@ -258,3 +269,17 @@ def test_import_assay_and_help_do_not_import_ray() -> None:
                          check=True, cwd=ROOT).stdout
     assert "--executor" in out
     assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_executor_flag_overrides_the_spec_and_is_checked(tmp_path: Path) -> None:
+    from assay.runner.overrides import Overrides, apply_overrides
+
+    spec = project(tmp_path, "agent_flag", delay=0, limit=3, executor="local")
+    text = spec.read_text("utf-8").replace("workers: 2", "workers: 3, cpus_per_worker: 2")
+    spec.write_text(text, "utf-8")
+    assert load_spec(spec).executor.type == "local"
+    loaded = apply_overrides(load_spec(spec), Overrides(executor="ray"))
+    assert (loaded.executor.type, loaded.executor.workers,
+            loaded.executor.cpus_per_worker) == ("ray", 3, 2.0)  # the spec's settings stay
+    with pytest.raises(ConfigError, match=r"^--executor dask: use local or ray$"):
+        apply_overrides(load_spec(spec), Overrides(executor="dask"))

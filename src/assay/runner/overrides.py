@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from assay.core.errors import ConfigError
 
-from .executor_spec import EXECUTORS, ExecutorSpec
+from .executor_spec import EXECUTORS
 from .spec import EvaluatorSpec, ExperimentSpec
 
 
@@ -37,6 +37,6 @@ def apply_overrides(spec: ExperimentSpec, o: Overrides) -> ExperimentSpec:
         spec.evaluators = [EvaluatorSpec(e) for e in o.evaluators]
     if o.executor is not None and o.executor not in EXECUTORS:
         raise ConfigError(f"--executor {o.executor}: use {' or '.join(EXECUTORS)}")
-    if o.executor is not None and o.executor != spec.executor.type:
-        spec.executor = ExecutorSpec(o.executor)
+    if o.executor is not None:  # the spec's address, workers and cpus stay
+        spec.executor = replace(spec.executor, type=o.executor)
     return spec

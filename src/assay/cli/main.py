@@ -29,6 +29,9 @@ JunitThreshold = Annotated[float | None, typer.Option(
 GithubOption = Annotated[bool, typer.Option(
     "--github", help="Under GitHub Actions: a Markdown step summary and ::error annotations "
     "for failing gates.")]
+ExecutorOption = Annotated[str | None, typer.Option(
+    "--executor", help="local, or ray: Python/command targets and code evaluators on a Ray "
+    "cluster (docs/scale.md).")]
 
 
 def _version(value: bool) -> None:
@@ -88,6 +91,7 @@ def score(
     github: GithubOption = False,
     db: DbOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    executor: ExecutorOption = None,
 ) -> None:
     """Score answers that already exist, e.g. with the executable finance rubric."""
     from .score_cmd import CiOutputs, run_score
@@ -98,7 +102,7 @@ def score(
                      id_field=id_field, response_field=response_field, fail_under=fail_under,
                      group_by=by, db=db, quiet=quiet, judge_model=judge_model,
                      use_cache=not no_cache, models_file=models, jury=jury,
-                     ci=CiOutputs(junit, junit_threshold, github))
+                     ci=CiOutputs(junit, junit_threshold, github), executor=executor)
     raise typer.Exit(code)
 
 
@@ -149,6 +153,7 @@ def run(
     github: GithubOption = False,
     db: DbOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
+    executor: ExecutorOption = None,
 ) -> None:
     """Run an experiment: targets answer, evaluators score, every step traced and stored."""
     from .run_cmd import run_spec
@@ -161,7 +166,8 @@ def run(
     raise typer.Exit(run_spec(spec=spec, resume=resume, limit=limit, concurrency=concurrency,
                               targets=target or [], evaluators=evaluator or [],
                               use_cache=not no_cache, models_file=models, db=db, quiet=quiet,
-                              ci=CiOutputs(junit, junit_threshold, github, fail_under)))
+                              ci=CiOutputs(junit, junit_threshold, github, fail_under),
+                              executor=executor))
 
 
 @app.command()

@@ -25,17 +25,17 @@ from .score_cmd import CiOutputs, _print_summary
 def run_spec(*, spec: Path | None, resume: str | None, limit: int | None,
              concurrency: int | None, targets: list[str], evaluators: list[str],
              use_cache: bool, models_file: Path | None, db: str | None, quiet: bool,
-             ci: CiOutputs | None = None) -> int:
+             ci: CiOutputs | None = None, executor: str | None = None) -> int:
     if concurrency is not None and concurrency < 1:
         raise ConfigError("--concurrency must be at least 1")
     if limit is not None and limit < 1:
         raise ConfigError("--limit must be at least 1")
     engine = open_engine(db)
-    if resume is not None and (limit or concurrency or targets or evaluators):
+    if resume is not None and (limit or concurrency or targets or evaluators or executor):
         raise ConfigError("--resume continues a run as it was started: it takes no --limit, "
-                          "--concurrency, --target or --evaluator")
+                          "--concurrency, --target, --evaluator or --executor")
     loaded = load_spec(spec) if spec is not None else None
-    overrides = Overrides(limit, concurrency, targets, evaluators)
+    overrides = Overrides(limit, concurrency, targets, evaluators, executor)
     return _execute(engine, loaded, overrides, resume, use_cache, models_file, db, quiet, ci)
 
 

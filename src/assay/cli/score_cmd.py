@@ -39,7 +39,8 @@ def run_score(*, dataset: Path | None, responses: Path | None, evaluators: list[
               group_by: str = "label", judge_model: str | None = None,
               use_cache: bool = True, models_file: Path | None = None,
               jury: str | None = None, resume: str | None = None,
-              ci: CiOutputs | None = None, args: list[str] | None = None) -> int:
+              ci: CiOutputs | None = None, args: list[str] | None = None,
+              executor: str | None = None) -> int:
     # A pipe or file gets full-width tables (Rich would squeeze long labels to 80 columns).
     console = Console(stderr=False)
     if not console.is_terminal:
@@ -51,10 +52,10 @@ def run_score(*, dataset: Path | None, responses: Path | None, evaluators: list[
         spec = score_spec(dataset, cli_entries(evaluators, args or []), responses=responses,
                           response_field=response_field, fields=parse_field_map(fields),
                           id_field=id_field, group_by=group_by, judge_model=judge_model,
-                          jury=jury)
-    elif dataset is not None or args:
-        raise ConfigError("--resume continues a run as it was started: give no DATASET or "
-                          "--arg")
+                          jury=jury, executor=executor)
+    elif dataset is not None or args or executor is not None:
+        raise ConfigError("--resume continues a run as it was started: give no DATASET, "
+                          "--arg or --executor")
     engine = open_engine(db)
     with Bar(TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
              console=Console(stderr=True), disable=quiet, transient=True) as bar:

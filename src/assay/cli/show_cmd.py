@@ -78,6 +78,13 @@ def show_run(run_id: str, db: str | None, by: str | None = None) -> None:
         c.print(f"target {escape(name)}: {t.get('type')} {escape(str(what))}")
     for ev in m.get("evaluators") or []:
         c.print(f"evaluator {escape(ev['name'])} version {ev['version']}")
+    ex = m.get("executor")
+    if isinstance(ex, dict):  # executor: ray — what ran on the workers, what was sent again
+        moved = [*ex.get("targets", []), *ex.get("evaluators", [])]
+        retried = (row.get("summary") or {}).get("samples_retried", 0)
+        c.print(f"executor {ex.get('type')}: {ex.get('workers')} worker(s) ran "
+                f"{escape(', '.join(moved))}; {retried} call(s) sent again after a worker "
+                "was lost")
     c.print(f"[dim]assay {m.get('assay_version')}, git {str(m.get('git_commit'))[:12]}, "
             f"python {m.get('python')}, command: {escape(' '.join(m.get('command') or []))}[/]")
     from .report_cmd import print_aggregates

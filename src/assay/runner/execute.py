@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.core.errors import ConfigError
 from assay.core.registry import built_from
@@ -40,6 +40,9 @@ from .pipeline import Progress, SamplePipeline, Work
 from .resume import Prior, load_prior
 from .spec import ExperimentSpec
 from .stop import deferred_interrupt
+
+if TYPE_CHECKING:  # imported when a spec asks for it (it is cheap; Ray itself is not)
+    from .ray_executor import RayExecutor
 
 OnFlush = Callable[[list[dict[str, Any]]], None]
 
@@ -97,6 +100,7 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
     factory = EvaluatorFactory(engine, judge_model=spec.judge_model, use_cache=use_cache,
                                models_file=models_file)
     targets: list[Target] = []
+    executor: RayExecutor | None = None  # when the spec says executor: ray
     try:
         targets = [build_target(t, client=factory.client, base=spec.base) for t in spec.targets]
         evaluators = [factory.build(e.name, e.mapping, e.args) for e in spec.evaluators]
@@ -110,6 +114,12 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
             judges = [ev.name for ev in evaluators if not ev.deterministic]
             raise ConfigError(f"--jury {spec.jury} needs two or more model judges (have "
                               f"{', '.join(judges) or 'none'})")
+        run_targets, run_evaluators = targets, evaluators
+        if spec.executor.remote:  # imported only then: `import ray` takes seconds
+            from .ray_executor import RayExecutor
+
+            executor = RayExecutor(spec.executor)
+            run_targets, run_evaluators = await executor.start(targets, evaluators, spec.base)
         if prior is None:
             manifest = build_manifest(
                 kind=kind, name=spec.name, spec=spec.raw, spec_path=str(spec.path.resolve()),
@@ -129,7 +139,10 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
                               "market": truth_cfg.market, "window_s": truth_cfg.window_s,
                               "snapshots": str(truth_cfg.snapshots) if truth_cfg.snapshots
                               else None, "date": truth_cfg.date},
-                tags=spec.tags)
+                tags=spec.tags, **({"executor": {
+                    "type": spec.executor.type, "address": spec.executor.address,
+                    "workers": spec.executor.workers, **executor.moved}}
+                    if executor is not None else {}))
             repo.save_dataset(engine, version=dataset.version, name=dataset.name,
                               path=dataset.path, fmt=dataset.format, rows=dataset.items)
             repo.create_run(engine, run_id=run_id, kind=kind, dataset_id=dataset.version,
@@ -138,22 +151,24 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
             repo.set_run_status(engine, run_id, "running")
         writer = (BatchCommit(engine, on_flush) if spec.commit == "batch"
                   else GroupCommit(engine, on_flush))
-        pipeline = SamplePipeline(run_id, evaluators=evaluators, writer=writer,
+        pipeline = SamplePipeline(run_id, evaluators=run_evaluators, writer=writer,
                                   progress=progress, capture=capture,
                                   prior_truth=prior.truth if prior else None,
                                   timeout_s=spec.timeout_s, truth_mode=truth_cfg.mode,
                                   jury=spec.jury)
-        todo = list(_work(chosen, targets, spec.repeats, prior,
+        todo = list(_work(chosen, run_targets, spec.repeats, prior,
                           {ev.name for ev in evaluators}))
         progress.total = len(chosen) * len(targets) * spec.repeats
         progress.skipped = progress.done = progress.total - len(todo)
         progress.tick()
         status = await _execute(engine, run_id, pipeline, todo, spec, chosen, progress,
-                                prior)
+                                prior, executor)
     finally:
         for t in targets:
             await t.close()
         await factory.close()
+        if executor is not None:
+            await executor.close()
     rows = pipeline.tallies if prior is None else repo.result_scores(engine, run_id)
     summary = summarize(engine, run_id, rows, {it.id: it for it in chosen}, spec.group_by)
     result = RunResult(run_id, status, spec, progress.total, progress.done, summary, kind=kind,
@@ -199,7 +214,7 @@ def _work(chosen: list[Item], targets: list[Target], repeats: int, prior: Prior 
 
 async def _execute(engine: Engine, run_id: str, pipeline: SamplePipeline, todo: list[Work],
                    spec: ExperimentSpec, chosen: list[Item], progress: Progress,
-                   prior: Prior | None) -> str:
+                   prior: Prior | None, executor: RayExecutor | None = None) -> str:
     """The worker pool; on Ctrl-C no new sample starts, those in flight finish and are
     written, and the run is marked interrupted (resumable)."""
     status = "failed"
@@ -216,15 +231,19 @@ async def _execute(engine: Engine, run_id: str, pipeline: SamplePipeline, todo: 
                         return
                     await pipeline.samples(works)
 
-            workers = max(1, min(spec.concurrency or auto_concurrency(pipeline), len(todo)))
+            auto = executor.concurrency() if executor is not None and executor.pool \
+                else auto_concurrency(pipeline)
+            workers = max(1, min(spec.concurrency or auto, len(todo)))
             try:
                 await asyncio.gather(*(worker() for _ in range(workers)))
             finally:
                 await pipeline.writer.close()  # what finished is written, also on failure
             status = "interrupted" if stop.requested else "finished"
     finally:
-        repo.finish_run(engine, run_id, status, {
-            "samples": progress.total, "samples_done": progress.done})
+        counts = {"samples": progress.total, "samples_done": progress.done}
+        if executor is not None:  # calls sent again after a Ray worker was lost
+            counts["samples_retried"] = executor.retried
+        repo.finish_run(engine, run_id, status, counts)
     return status
 
 

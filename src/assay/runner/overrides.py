@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from assay.core.errors import ConfigError
 
 from .evaluator_entries import EntryError, parse_entry
+from .executor_spec import EXECUTORS
 from .spec import ExperimentSpec
 
 
@@ -18,6 +19,7 @@ class Overrides:
     concurrency: int | None = None
     targets: list[str] = field(default_factory=list)
     evaluators: list[str] = field(default_factory=list)
+    executor: str | None = None  # --executor ray: the spec's other executor settings stay
 
     def as_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if v not in (None, [])}
@@ -38,4 +40,8 @@ def apply_overrides(spec: ExperimentSpec, o: Overrides) -> ExperimentSpec:
             spec.evaluators = [parse_entry(e, Path.cwd()) for e in o.evaluators]
         except EntryError as exc:
             raise ConfigError(f"--evaluator: {exc}") from None
+    if o.executor is not None and o.executor not in EXECUTORS:
+        raise ConfigError(f"--executor {o.executor}: use {' or '.join(EXECUTORS)}")
+    if o.executor is not None:  # the spec's address, workers and cpus stay
+        spec.executor = replace(spec.executor, type=o.executor)
     return spec

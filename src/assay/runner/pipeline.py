@@ -154,7 +154,8 @@ class SamplePipeline:
                                  status="error" if answer.error else "ok",
                                  attributes={**attrs, "type": target.kind,
                                              "latency_s": answer.latency_s,
-                                             "usage": answer.usage, "error": answer.error})
+                                             "usage": answer.usage, "error": answer.error,
+                                             **_worker(answer)})
                 attempts = answer.extras.get("attempts")
                 if attempts:
                     trace.requests(attempts, tid, str(answer.extras.get("model", "")))
@@ -275,3 +276,10 @@ class SamplePipeline:
         except Exception as exc:  # a target's bug costs its item, not the run
             return Answer(None, error=f"target failed: {type(exc).__name__}: {exc}")
 
+
+def _worker(answer: Answer) -> dict[str, Any]:
+    """The host and pid of the Ray worker that answered (executor: ray), for the span."""
+    place = answer.extras.get("ray_worker") if answer.extras else None
+    if not isinstance(place, dict):
+        return {}
+    return {"worker.host": place.get("host"), "worker.pid": place.get("pid")}

@@ -23,7 +23,8 @@ from .spec import ExperimentSpec, parse_spec
 def score_spec(dataset: Path, evaluators: list[str | dict[str, Any]], *, responses: Path | None = None,
                response_field: str = "response", fields: dict[str, str] | None = None,
                id_field: str | None = None, group_by: str = "label",
-               judge_model: str | None = None, jury: str | None = None) -> ExperimentSpec:
+               judge_model: str | None = None, jury: str | None = None,
+               executor: str | None = None) -> ExperimentSpec:
     """The spec `assay score` runs, kept in the manifest so the run can be resumed."""
     if not evaluators:
         raise ConfigError("no evaluator given")
@@ -37,7 +38,8 @@ def score_spec(dataset: Path, evaluators: list[str | dict[str, Any]], *, respons
         "targets": [target], "evaluators": list(evaluators), "ground_truth": "stored",
         "commit": "batch", "concurrency": "auto", "group_by": group_by,
         **({"jury": jury} if jury else {}), **({"judge_model": judge_model} if judge_model
-                                              else {})}
+                                              else {}),
+        **({"executor": executor} if executor else {})}
     stand_in = Path.cwd() / "assay-score.yaml"  # no file: its name is left out of errors
     try:
         spec = parse_spec(raw, stand_in)

@@ -29,13 +29,14 @@ from assay.targets.registry import TARGETS
 from assay.targets.spec import TARGET_KEYS, TargetSpec, required_options
 
 from .evaluator_entries import EntryError, EvaluatorSpec, parse_entry
+from .executor_spec import ExecutorSpec, parse_executor
 
 __all__ = ["TARGET_KEYS", "DatasetSpec", "EvaluatorSpec", "ExperimentSpec", "TargetSpec",
            "load_spec", "parse_spec"]
 
 TOP_KEYS = {"name", "dataset", "targets", "target", "evaluators", "concurrency", "repeats",
             "ground_truth", "tags", "timeout_s", "group_by", "seed", "description", "otlp",
-            "truth", "commit", "jury", "judge_model"}
+            "truth", "commit", "jury", "judge_model", "executor"}
 COMMIT_POLICIES = ("group", "batch")
 JURY_METHODS = ("majority", "mean")
 DATASET_KEYS = {"path", "fields", "id_field", "filter", "limit", "sample", "seed"}
@@ -73,6 +74,7 @@ class ExperimentSpec:
     commit: str = "group"
     jury: str | None = None  # combine the model judges' scores: majority | mean
     judge_model: str | None = None  # the model for judges named without @MODEL
+    executor: ExecutorSpec = field(default_factory=ExecutorSpec)  # local, or a Ray cluster
     raw: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -253,7 +255,8 @@ def parse_spec(data: dict[str, Any], path: Path, lines: _Lines | None = None) ->
         group_by=str(data.get("group_by", "label")),
         otlp=str(data["otlp"]) if data.get("otlp") else None, commit=commit,
         jury=str(jury) if jury is not None else None,
-        judge_model=str(data["judge_model"]) if data.get("judge_model") else None, raw=data)
+        judge_model=str(data["judge_model"]) if data.get("judge_model") else None,
+        executor=parse_executor(data.get("executor"), fail), raw=data)
 
 
 def _resolve(spec_path: Path, value: str) -> Path:

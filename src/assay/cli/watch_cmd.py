@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from pathlib import Path
-
-from rich.console import Console
 
 from assay.core.errors import ConfigError
 from assay.store.db import open_engine
@@ -21,19 +20,19 @@ def run_watch(spec_path: Path, *, db: str | None, models_file: Path | None,
                           "pip install 'assay-eval[online]'") from None
     spec = load_watch_spec(spec_path)
     engine = open_engine(db)
-    err = Console(stderr=True)
 
     def ready(run_id: str, port: int, resumed: bool) -> None:
         what = "resumed" if resumed else "started"
-        err.print(f"online run {run_id} {what}: OTLP/HTTP on "
-                  f"http://{spec.host}:{port}/v1/traces (Ctrl-C stops)", highlight=False)
+        # one plain line, flushed: scripts read the port from it (source.otlp may say port 0)
+        print(f"online run {run_id} {what}: OTLP/HTTP on http://{spec.host}:{port}/v1/traces "
+              "(Ctrl-C stops)", file=sys.stderr, flush=True)
 
     result = asyncio.run(watch(engine, spec, models_file=models_file, use_cache=use_cache,
                                on_ready=ready))
     c = result.counters
-    err.print(f"stopped: {c.evaluated} evaluated, {c.unknown} unknown shape, "
-              f"{c.filtered_out} filtered out, {c.sampled_out} sampled out, {c.dropped} dropped "
-              f"(backpressure), {c.dropped_waiting} dropped waiting, {c.dropped_at_stop} "
-              f"dropped at stop, {c.failed} failed; restart with the same spec to resume "
-              f"{result.run_id}", highlight=False)
+    print(f"stopped: {c.evaluated} evaluated, {c.unknown} unknown shape, {c.filtered_out} "
+          f"filtered out, {c.sampled_out} sampled out, {c.dropped} dropped (backpressure), "
+          f"{c.dropped_waiting} dropped waiting, {c.dropped_at_stop} dropped at stop, "
+          f"{c.failed} failed; restart with the same spec to resume {result.run_id}",
+          file=sys.stderr, flush=True)
     return 0

@@ -31,6 +31,9 @@ KEYS = {"name", "source", "sample", "seed", "filter", "evaluators", "ground_trut
         "rubric", "quiet_s", "orphan_s", "queue", "concurrency", "judge_model", "jury",
         "description", "tags"}
 RUBRIC_KEYS = {"required", "precision"}
+# the issue's short names for the two rules without a number, in the rubric's own wording;
+# anything else is used as written ("允许误差范围绝对值0.5", "Only rounding errors are allowed")
+PRECISION_WORDS = {"rounding": "仅允许四舍五入误差", "range": "答案落在最高价最低价区间"}
 
 
 @dataclass
@@ -63,8 +66,9 @@ class WatchSpec:
         rubric reads ("必答点：…\n精度要求：…")."""
         if not self.rubric:
             return None
-        return (f"必答点：{self.rubric.get('required', '')}\n"
-                f"精度要求：{self.rubric.get('precision', '')}")
+        precision = self.rubric.get("precision", "")
+        precision = PRECISION_WORDS.get(precision.strip().lower(), precision)
+        return f"必答点：{self.rubric.get('required', '')}\n精度要求：{precision}"
 
 
 def load_watch_spec(path: str | Path) -> WatchSpec:

@@ -56,6 +56,7 @@ from .spec import WatchSpec
 TARGET = "agent"
 MAX_BODY = 32 * 1024 * 1024
 SAVE_EVERY_S = 1.0
+SKIPPED = ("input.", "output.", "llm.", "gen_ai.")  # already read into the item
 
 
 @dataclass
@@ -393,7 +394,8 @@ class _Service:
                 Answer(None, error=f"unknown trace shape: {reading.unknown}"), None, None)],
                 spans=agent)
             return
-        if self.capture is not None and reading.question:
+        code_field = self.capture.cfg.code_field if self.capture is not None else None
+        if self.capture is not None and reading.question and not fields.get(code_field or ""):
             extra, note = await instruments.resolve(reading.question, self.capture.cfg.provider)
             fields.update(extra)
             fields["instrument_resolution"] = note
@@ -422,6 +424,12 @@ class _Service:
             "tool_calls": [_times(t) for t in r.tool_calls]}
         if self.reference is not None:
             fields["response_reference"] = self.reference
+        # the root span's own short attributes, as `span.NAME` fields: an agent that knows its
+        # instrument can say so (`truth: {field: span.quote.code}`), and filters can read them
+        for k, v in root.attributes.items():
+            if isinstance(v, str | int | float | bool) and not k.startswith(SKIPPED) \
+                    and len(str(v)) <= 256:
+                fields[f"span.{k}"] = v
         return fields
 
 

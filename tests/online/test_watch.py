@@ -4,17 +4,19 @@ online items, spec errors."""
 
 from __future__ import annotations
 
+import gzip
 import time
 from pathlib import Path
 
 import pytest
 
 from assay.core.errors import ConfigError
+from assay.online import watch as watch_module
 from assay.online.instruments import MISSING
 from assay.online.spec import load_watch_spec
 from assay.online.watch import sampled
 from assay.store import repo
-from tests.online.otlp_send import S, agent_trace, as_json, new_id, post, send
+from tests.online.otlp_send import S, agent_trace, as_json, new_id, post, request, send
 from tests.online.watching import Watching
 from tests.openai_server import OpenAIServer
 
@@ -40,18 +42,23 @@ def test_json_and_protobuf_requests_and_spans_out_of_order(tmp_path: Path, db_ur
     send(w.endpoint, two[:1])  # the child first, in its own request; the root later
     time.sleep(0.3)
     send(w.endpoint, two[1:])
+    three = agent_trace("上证指数?", "3900点")  # OTEL_EXPORTER_OTLP_COMPRESSION=gzip
+    status, _ = post(w.endpoint, gzip.compress(request(three).SerializeToString()),
+                     **{"Content-Encoding": "gzip"})
+    assert status == 200
     status, body = post(w.endpoint, b"not protobuf at all")
     assert status == 400 and b"does not decode" in body
     status, body = post(w.endpoint, b"{}", "text/plain")
     assert status == 400 and b"unsupported content type 'text/plain'" in body
-    w.wait_evaluated(2)
+    w.wait_evaluated(3)
     result = w.stop()
     c = result.counters
-    assert (c.evaluated, c.traces, c.bad_requests, c.requests, c.spans) == (2, 2, 2, 5, 4)
+    assert (c.evaluated, c.traces, c.bad_requests, c.requests, c.spans) == (3, 3, 2, 6, 6)
     items = repo.get_items(w.engine, f"online:{w.run_id}")
     assert {it.id: (it.fields["prompt"], it.fields["response"]) for it in items.values()} == {
         one[0].trace_id: ("贵州茅台最新价?", "1455.00元"),
-        two[0].trace_id: ("腾讯控股最新价?", "600港元")}
+        two[0].trace_id: ("腾讯控股最新价?", "600港元"),
+        three[0].trace_id: ("上证指数?", "3900点")}
     it = items[one[0].trace_id]
     assert it.fields["answered_at"] == "2023-11-14T22:13:21+00:00"  # the root span's end
     assert it.fields["response_reference"] == "必答点：latest price\n精度要求：仅允许四舍五入误差"
@@ -120,17 +127,17 @@ def test_backpressure_drops_are_counted(tmp_path: Path, db_url: str,
                       "max_retries: 0}\n", "utf-8")
     w = Watching(db_url, write_spec(tmp_path, 'evaluators: ["coze-quality@judge"]\n'
                                     "queue: 4\nconcurrency: 1\n"), models_file=models).start()
-    for i in range(30):
-        send(w.endpoint, agent_trace(f"q{i}", "a"))
+    # one export request of 30 traces: they complete together and meet a queue of 4
+    send(w.endpoint, [s for i in range(30) for s in agent_trace(f"q{i}", "a")])
     w.wait_evaluated(30)
     c = w.stop().counters
-    assert c.dropped > 0
-    assert c.evaluated + c.dropped + c.dropped_at_stop == 30
-    assert c.evaluated <= 4 + 2  # the queue, the one in flight, and one taken while full
+    assert c.evaluated + c.dropped == 30 and c.dropped_at_stop == 0
+    assert 2 <= c.evaluated <= 4  # half the queue surely, the rest by a falling chance
     assert len(repo.list_results(w.engine, w.run_id)) == c.evaluated
 
 
-def test_restart_resumes_the_same_online_run(tmp_path: Path, db_url: str) -> None:
+def test_restart_resumes_the_same_online_run(tmp_path: Path, db_url: str,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
     path = write_spec(tmp_path, RUBRIC)
     w = Watching(db_url, path).start()
     first = [agent_trace("q1", "a1"), agent_trace("q2", "a2")]
@@ -145,7 +152,14 @@ def test_restart_resumes_the_same_online_run(tmp_path: Path, db_url: str) -> Non
     again.wait_evaluated(3)
     time.sleep(0.3)
     c = again.stop().counters
-    assert (c.evaluated, c.late_spans) == (3, 2)
+    assert (c.evaluated, c.late_spans, c.duplicates) == (3, 2, 0)
+    # a trace older than what the watcher remembers is found in the store: not taken twice
+    monkeypatch.setattr(watch_module, "REMEMBER", 1)
+    third = Watching(db_url, path).start()
+    send(third.endpoint, first[1])
+    time.sleep(0.5)
+    c = third.stop().counters
+    assert (c.evaluated, c.duplicates) == (3, 1)
     items = repo.get_items(again.engine, f"online:{w.run_id}")
     assert sorted(it.fields["prompt"] for it in items.values()) == ["q1", "q2", "q3"]
     assert sorted(it.line for it in items.values()) == [1, 2, 3]

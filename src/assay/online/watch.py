@@ -22,7 +22,8 @@ import re
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -56,6 +57,7 @@ from .spec import WatchSpec
 TARGET = "agent"
 MAX_BODY = 32 * 1024 * 1024
 SAVE_EVERY_S = 1.0
+REMEMBER = 20_000  # trace ids kept in memory against resends; older ones are looked up
 SKIPPED = ("input.", "output.", "llm.", "gen_ai.")  # already read into the item
 
 
@@ -173,14 +175,15 @@ async def _watch(engine: Engine, spec: WatchSpec, run_id: str, existing: dict[st
         service = _Service(engine, spec, run_id, did, pipeline, writer, counters, capture,
                            stop)
         if existing is not None:
-            service.assembler.seen(online.recent_item_ids(engine, run_id, 20_000))
+            service.assembler.seen(online.recent_item_ids(engine, run_id, REMEMBER))
             service.line = online.last_line(engine, run_id)
         status = "failed"
         try:
-            port = await service.start()
-            if on_ready is not None:
-                on_ready(run_id, port, existing is not None)
-            await _until_stopped(stop)
+            with _signals_set(stop):  # before the ready line: a Ctrl-C right after it counts
+                port = await service.start()
+                if on_ready is not None:
+                    on_ready(run_id, port, existing is not None)
+                await stop.wait()
             await service.stop()
             if service.failure is not None:
                 raise service.failure
@@ -214,7 +217,9 @@ def _check_same(run_id: str, before: dict[str, Any], now: dict[str, Any]) -> Non
                           "online run")
 
 
-async def _until_stopped(stop: asyncio.Event) -> None:
+@contextmanager
+def _signals_set(stop: asyncio.Event) -> Iterator[None]:
+    """SIGINT and SIGTERM set `stop` (in the main thread: signals are only delivered there)."""
     loop = asyncio.get_running_loop()
     handled: list[signal.Signals] = []
     if threading.current_thread() is threading.main_thread():
@@ -225,7 +230,7 @@ async def _until_stopped(stop: asyncio.Event) -> None:
             except (NotImplementedError, RuntimeError):
                 pass
     try:
-        await stop.wait()
+        yield
     finally:
         for sig in handled:
             loop.remove_signal_handler(sig)
@@ -249,7 +254,7 @@ class _Service:
         self.target = OnlineTarget()
         self.queue: asyncio.Queue[list[SpanIn] | None] = asyncio.Queue()
         self.assembler = Assembler(quiet_s=spec.quiet_s, orphan_s=spec.orphan_s,
-                                   max_traces=max(1000, 10 * spec.queue))
+                                   max_traces=max(1000, 10 * spec.queue), remember=REMEMBER)
         self.rng = random.Random(spec.seed)
         self.line = 0
         self.port = 0
@@ -331,8 +336,15 @@ class _Service:
         while True:
             await asyncio.sleep(tick)
             now = time.monotonic()
-            for spans in self.assembler.due(now):
-                self._admit(spans)
+            due = self.assembler.due(now)
+            if due:
+                stored = online.stored_items(self.engine, self.run_id,
+                                             [spans[0].trace_id for spans in due])
+                for spans in due:
+                    if spans[0].trace_id in stored:
+                        self.counters.duplicates += 1
+                    else:
+                        self._admit(spans)
             if self.writer.due():
                 self.writer.flush()
             self.pipeline.tallies.clear()  # the summary is read back from the store

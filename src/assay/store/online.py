@@ -46,6 +46,16 @@ def recent_item_ids(engine: Engine, run_id: str, limit: int) -> list[str]:
             .order_by(items.c.line.desc()).limit(limit))]
 
 
+def stored_items(engine: Engine, run_id: str, item_ids: list[str]) -> set[str]:
+    """Which of these traces the run already holds (an exporter resending one the watcher no
+    longer remembers): one query for a batch of traces."""
+    if not item_ids:
+        return set()
+    with engine.connect() as conn:
+        return {r[0] for r in conn.execute(select(items.c.item_id).where(
+            items.c.dataset_id == dataset_id(run_id), items.c.item_id.in_(item_ids)))}
+
+
 def last_line(engine: Engine, run_id: str) -> int:
     with engine.connect() as conn:
         return int(conn.execute(select(func.max(items.c.line)).where(

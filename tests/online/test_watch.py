@@ -207,3 +207,51 @@ def test_spec_errors_name_file_line_and_field(tmp_path: Path, body: str, message
     with pytest.raises(ConfigError) as exc:
         load_watch_spec(write_spec(tmp_path, body))
     assert message in str(exc.value) and str(exc.value).startswith(str(tmp_path))
+
+
+def test_instruments_resolved_from_the_question(tmp_path: Path, db_url: str,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The resolver's interface (assay.truth.names.resolve_question → Resolution), as the
+    watcher uses it: a resolved name gives the item its ticker fields and the truth is read;
+    an ambiguous one gives no truth, its candidates recorded. The resolver itself (its own
+    helper's module, tested with its tables there) is stood in for by the documented interface,
+    so this test checks the watcher's side of it alone."""
+    import sys
+    import types
+    from dataclasses import dataclass, field
+
+    @dataclass
+    class Resolution:
+        status: str
+        fields: dict[str, object] = field(default_factory=dict)
+        candidates: list[dict[str, object]] = field(default_factory=list)
+        message: str = ""
+
+    async def resolve_question(question: str, *, provider: str) -> Resolution:
+        assert provider == "snapshot"
+        if "贵州茅台" in question:
+            return Resolution("resolved", {"akshare_ticker": "600519", "tags": ["Stock"]})
+        return Resolution("ambiguous", candidates=[{"code": "00700"}, {"code": "TCEHY"}],
+                          message="腾讯 names several instruments")
+
+    names = types.ModuleType("assay.truth.names")
+    names.resolve_question = resolve_question  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "assay.truth.names", names)
+    w = Watching(db_url, write_spec(tmp_path, RUBRIC + f"ground_truth: snapshot:{SNAPSHOTS}\n")
+                 ).start()
+    moutai = agent_trace("贵州茅台最新价是多少?", "贵州茅台最新价1455.00元")
+    tencent = agent_trace("腾讯最新价是多少?", "600港元")
+    send(w.endpoint, moutai)
+    send(w.endpoint, tencent)
+    w.wait_evaluated(2)
+    w.stop()
+    res = {r["item_id"]: r for r in repo.list_results(w.engine, w.run_id)}
+    assert (res[moutai[0].trace_id]["status"], res[moutai[0].trace_id]["score"]) == \
+        ("scored", 1.0)
+    items = repo.get_items(w.engine, f"online:{w.run_id}")
+    assert items[moutai[0].trace_id].fields["akshare_ticker"] == "600519"
+    note = items[tencent[0].trace_id].fields["instrument_resolution"]
+    assert note == {"status": "ambiguous", "message": "腾讯 names several instruments",
+                    "candidates": [{"code": "00700"}, {"code": "TCEHY"}]}
+    assert "akshare_ticker" not in items[tencent[0].trace_id].fields
+    assert res[tencent[0].trace_id]["score"] is None

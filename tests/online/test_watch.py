@@ -15,7 +15,7 @@ from assay.online import watch as watch_module
 from assay.online.instruments import MISSING
 from assay.online.spec import load_watch_spec
 from assay.online.watch import sampled
-from assay.store import repo
+from assay.store import online, repo
 from tests.online.otlp_send import S, agent_trace, as_json, new_id, post, request, send
 from tests.online.watching import Watching
 from tests.openai_server import OpenAIServer
@@ -186,6 +186,9 @@ def test_ground_truth_at_answer_time_and_without_a_resolver(tmp_path: Path,
     truth = {t["item_id"]: t for t in repo.list_truth(w.engine, w.run_id)}
     t = truth[known[0].trace_id]
     assert (t["instrument"], t["status"]) == ("600519", "ok")
+    over = online.score_over_time(w.engine, w.run_id, "hour")
+    assert (sum(b["results"] for b in over), sum(b["scored"] for b in over)) == (2, 1)
+    assert [b["mean"] for b in over if b["scored"]] == [1.0]
     # the answer time is the trace's, not the time of the evaluation
     assert t["answered_at"].replace(tzinfo=None).isoformat() == "2023-11-14T22:13:21"
     # no instrument, no truth: the result says why (the pipeline's status for a missing truth)

@@ -47,7 +47,9 @@ def test_online_page_and_json(watching: Watching) -> None:
     v = client.get(f"/api/runs/{w.run_id}/online").json()
     assert v["counters"]["evaluated"] == 1 and v["counters"]["dropped_at_stop"] == 1
     assert [(x["question"], x["answer"]) for x in v["latest"]] == [(XSS, "1455.00元")]
-    assert [(r["evaluator"], r["results"]) for r in v["over_time"]] == [("finance-rubric", 1)]
+    assert [(r["evaluator"], r["results"], r["scored"], r["mean"]) for r in v["over_time"]] \
+        == [("finance-rubric", 1, 0, None)]  # no truth for the rubric: a result, no score
+    assert v["over_time"][0]["at"].endswith(":00+00:00")  # the minute it was evaluated in
     assert v["latest"][0]["results"][0]["evaluator"] == "finance-rubric"
     assert client.get(f"/api/runs/{w.run_id}/online?bucket=hour").json()["bucket"] == "hour"
     assert client.get(f"/api/runs/{w.run_id}/online?bucket=day").status_code == 400

@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 ASSAY = str(Path(sys.executable).parent / "assay")
-SNAPSHOTS = Path("/work/shared/data/finsearchcomp/market_snapshots")
+SNAPSHOTS = ROOT / "examples" / "data" / "market_snapshots"  # the sample's recorded rows
 
 
 def build(first: int, n: int) -> bytes:

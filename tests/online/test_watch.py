@@ -16,11 +16,12 @@ from assay.online.instruments import MISSING
 from assay.online.spec import load_watch_spec
 from assay.online.watch import sampled
 from assay.store import online, repo
+from tests.conftest import ROOT
 from tests.online.otlp_send import S, agent_trace, as_json, new_id, post, request, send
 from tests.online.watching import Watching
 from tests.openai_server import OpenAIServer
 
-SNAPSHOTS = Path("/work/shared/data/finsearchcomp/market_snapshots")
+SNAPSHOTS = ROOT / "examples" / "data" / "market_snapshots"  # the sample's recorded rows
 
 
 def write_spec(tmp_path: Path, body: str, name: str = "watch.yaml") -> Path:

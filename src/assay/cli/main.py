@@ -141,6 +141,24 @@ def run(
 
 
 @app.command()
+def watch(
+    spec: Annotated[Path, typer.Argument(help="Watch spec (.yaml): name, source.otlp, sample, "
+                                         "filter, evaluators, ground_truth, rubric.")],
+    no_cache: Annotated[bool, typer.Option(
+        "--no-cache", help="Call judge models even when the same request is cached.")] = False,
+    models: Annotated[Path | None, typer.Option(
+        "--models", help="Model registry file (default: $ASSAY_MODELS or assay-models.yaml).")]
+        = None,
+    db: DbOption = None,
+) -> None:
+    """Score an agent's own OTLP traces as they arrive (an online run; the same name resumes
+    it)."""
+    from .watch_cmd import run_watch
+
+    raise typer.Exit(run_watch(spec, db=db, models_file=models, use_cache=not no_cache))
+
+
+@app.command()
 def retry(
     run_id: Annotated[str, typer.Argument(help="A run whose failed items should run again.")],
     models: Annotated[Path | None, typer.Option("--models", help="Model registry file.")]

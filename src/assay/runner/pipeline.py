@@ -112,8 +112,12 @@ class SamplePipeline:
                     trace.requests(attempts, tid, str(answer.extras.get("model", "")))
             truth_rows = []
             if fetching is not None:
-                snap = await self._settle(item, fetching, t_end, trace, attrs)
-                truth_rows.append(truth_row(self.run_id, key, self._mode, snap, t_end))
+                # an online sample's answer was given earlier, at its trace's end: the gap is
+                # measured from then (assay watch)
+                given = answer.extras.get("answered_at")
+                answered = given if isinstance(given, float) else t_end
+                snap = await self._settle(item, fetching, answered, trace, attrs)
+                truth_rows.append(truth_row(self.run_id, key, self._mode, snap, answered))
             if answer.error:
                 self.progress.errors += 1
             if lean:  # nothing to lose before the results: one commit for the sample

@@ -1,0 +1,38 @@
+"""`assay watch SPEC`: listen for an agent's OTLP traces and score them as an online run."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+from assay.core.errors import ConfigError
+from assay.store.db import open_engine
+
+
+def run_watch(spec_path: Path, *, db: str | None, models_file: Path | None,
+              use_cache: bool) -> int:
+    try:
+        from assay.online.spec import load_watch_spec
+        from assay.online.watch import watch
+    except ImportError as exc:  # the OTLP decoding and conventions packages are an extra
+        raise ConfigError(f"assay watch needs the 'online' extra ({exc.name} is missing): "
+                          "pip install 'assay-eval[online]'") from None
+    spec = load_watch_spec(spec_path)
+    engine = open_engine(db)
+
+    def ready(run_id: str, port: int, resumed: bool) -> None:
+        what = "resumed" if resumed else "started"
+        # one plain line, flushed: scripts read the port from it (source.otlp may say port 0)
+        print(f"online run {run_id} {what}: OTLP/HTTP on http://{spec.host}:{port}/v1/traces "
+              "(Ctrl-C stops)", file=sys.stderr, flush=True)
+
+    result = asyncio.run(watch(engine, spec, models_file=models_file, use_cache=use_cache,
+                               on_ready=ready))
+    c = result.counters
+    print(f"stopped: {c.evaluated} evaluated, {c.unknown} unknown shape, {c.filtered_out} "
+          f"filtered out, {c.sampled_out} sampled out, {c.dropped} dropped (backpressure), "
+          f"{c.dropped_waiting} dropped waiting, {c.dropped_at_stop} dropped at stop, "
+          f"{c.failed} failed; restart with the same spec to resume {result.run_id}",
+          file=sys.stderr, flush=True)
+    return 0

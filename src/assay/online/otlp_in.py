@@ -1,0 +1,145 @@
+"""OTLP/HTTP trace export requests (protobuf or JSON) → plain spans.
+
+Decoded with `opentelemetry-proto`'s message classes. OTLP/JSON differs from protobuf's own
+JSON mapping in one place: trace and span ids are hex, not base64 — they are turned into
+base64 before `json_format` parses the request."""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from google.protobuf import json_format
+from google.protobuf.message import DecodeError
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
+
+from assay.core.errors import DataError
+
+
+@dataclass(slots=True)
+class SpanIn:
+    """One received span, as plain data."""
+
+    trace_id: str
+    span_id: str
+    parent_id: str | None
+    name: str
+    start_ns: int
+    end_ns: int
+    attributes: dict[str, Any]
+    resource: dict[str, Any]
+    kind: int = 0
+    status: int = 0  # OTLP status code: 0 unset, 1 ok, 2 error
+    status_message: str = ""
+    scope: str = ""
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+
+def decode(body: bytes, content_type: str) -> list[SpanIn]:
+    """The spans of one export request; a body that is not one raises DataError (the receiver
+    answers 400 with its message)."""
+    req = ExportTraceServiceRequest()
+    kind = content_type.split(";")[0].strip().lower()
+    if kind == "application/json":
+        try:
+            data = orjson.loads(body)
+        except orjson.JSONDecodeError as exc:
+            raise DataError(f"OTLP/JSON body is not JSON: {exc}") from None
+        if not isinstance(data, dict):
+            raise DataError("OTLP/JSON body is not an object")
+        try:
+            json_format.ParseDict(_ids_to_base64(data), req, ignore_unknown_fields=True)
+        except (json_format.ParseError, ValueError, TypeError) as exc:
+            raise DataError(f"OTLP/JSON body is not an export request: {exc}") from None
+    elif kind in ("application/x-protobuf", "application/protobuf"):
+        try:
+            req.ParseFromString(body)
+        except DecodeError as exc:
+            raise DataError(f"OTLP protobuf body does not decode: {exc}") from None
+    else:
+        raise DataError(f"unsupported content type '{content_type}' (OTLP/HTTP sends "
+                        "application/x-protobuf or application/json)")
+    out: list[SpanIn] = []
+    for rs in req.resource_spans:
+        resource = attributes(rs.resource.attributes)
+        for ss in rs.scope_spans:
+            scope = ss.scope.name
+            for s in ss.spans:
+                out.append(SpanIn(
+                    trace_id=s.trace_id.hex(), span_id=s.span_id.hex(),
+                    parent_id=s.parent_span_id.hex() or None, name=s.name,
+                    start_ns=s.start_time_unix_nano, end_ns=s.end_time_unix_nano,
+                    attributes=attributes(s.attributes), resource=resource, kind=s.kind,
+                    status=s.status.code, status_message=s.status.message, scope=scope,
+                    events=[{"name": e.name, "time_ns": e.time_unix_nano,
+                             "attributes": attributes(e.attributes)} for e in s.events]))
+    return out
+
+
+def attributes(kvs: Any) -> dict[str, Any]:
+    return {kv.key: value(kv.value) for kv in kvs}
+
+
+def value(v: AnyValue) -> Any:
+    which = v.WhichOneof("value")
+    if which is None:
+        return None
+    if which == "array_value":
+        return [value(x) for x in v.array_value.values]
+    if which == "kvlist_value":
+        return {kv.key: value(kv.value) for kv in v.kvlist_value.values}
+    if which == "bytes_value":
+        return v.bytes_value.hex()
+    return getattr(v, which)
+
+
+_ID_KEYS = ("traceId", "spanId", "parentSpanId", "trace_id", "span_id", "parent_span_id")
+
+
+def _ids_to_base64(data: dict[str, Any]) -> dict[str, Any]:
+    for rs in _list(data, "resourceSpans", "resource_spans"):
+        for ss in _list(rs, "scopeSpans", "scope_spans"):
+            for span in _list(ss, "spans"):
+                _fix(span)
+                for link in _list(span, "links"):
+                    _fix(link)
+    return data
+
+
+def _list(d: Any, *keys: str) -> list[Any]:
+    if not isinstance(d, dict):
+        return []
+    for k in keys:
+        v = d.get(k)
+        if isinstance(v, list):
+            return v
+    return []
+
+
+def _fix(d: Any) -> None:
+    if not isinstance(d, dict):
+        return
+    for k in _ID_KEYS:
+        v = d.get(k)
+        if isinstance(v, str) and v:
+            try:
+                d[k] = base64.b64encode(bytes.fromhex(v)).decode()
+            except ValueError:
+                raise DataError(f"OTLP/JSON {k} '{v[:40]}' is not hex") from None
+
+
+def encode_kv(key: str, v: Any) -> KeyValue:
+    """A KeyValue from a Python value (strings, numbers, booleans)."""
+    kv = KeyValue(key=key)
+    if isinstance(v, bool):
+        kv.value.bool_value = v
+    elif isinstance(v, int):
+        kv.value.int_value = v
+    elif isinstance(v, float):
+        kv.value.double_value = v
+    else:
+        kv.value.string_value = str(v)
+    return kv

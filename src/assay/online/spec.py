@@ -1,0 +1,173 @@
+"""Watch specs (`assay watch SPEC`), checked whole before anything listens:
+
+    name: prod-agent
+    source: {otlp: 127.0.0.1:4318}   # where the OTLP/HTTP receiver listens
+    sample: 0.2                      # fraction of traces evaluated (seeded; the seed recorded)
+    seed: 0
+    filter: {service.name: quote-agent}   # resource or root-span attributes (value or list)
+    evaluators: ["coze-quality@judge", finance-rubric]
+    ground_truth: live               # fetched at the answer's own time (or stored, snapshot:…)
+    truth: {provider: akshare}       # as in `assay run` specs
+    rubric: {required: latest price, precision: rounding}
+    quiet_s: 2.0                     # a trace is complete this long after its root span arrived
+    queue: 1000                      # traces waiting for evaluation, at most
+    concurrency: auto                # samples evaluated at once
+
+Every mistake is one line naming the file, the line and the field."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from assay.core.errors import ConfigError
+from assay.core.yamltext import yaml_mapping
+from assay.truth.capture import TruthConfig
+
+KEYS = {"name", "source", "sample", "seed", "filter", "evaluators", "ground_truth", "truth",
+        "rubric", "quiet_s", "orphan_s", "queue", "concurrency", "judge_model", "jury",
+        "description", "tags"}
+RUBRIC_KEYS = {"required", "precision"}
+# the issue's short names for the two rules without a number, in the rubric's own wording;
+# anything else is used as written ("允许误差范围绝对值0.5", "Only rounding errors are allowed")
+PRECISION_WORDS = {"rounding": "仅允许四舍五入误差", "range": "答案落在最高价最低价区间"}
+
+
+@dataclass
+class WatchSpec:
+    path: Path
+    name: str
+    host: str
+    port: int
+    evaluators: list[str]
+    sample: float = 1.0
+    seed: int = 0
+    filter: dict[str, list[Any]] = field(default_factory=dict)
+    ground_truth: str = "stored"
+    truth: dict[str, Any] = field(default_factory=dict)
+    rubric: dict[str, str] | None = None
+    quiet_s: float = 2.0
+    orphan_s: float = 30.0  # spans whose root never comes are read (and reported) after this
+    queue: int = 1000
+    concurrency: int = 0  # 0: auto (1 for code evaluators, more for model judges)
+    judge_model: str | None = None
+    jury: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def base(self) -> Path:
+        return self.path.parent
+
+    def reference(self) -> str | None:
+        """The item's `response_reference` from the spec's rubric, in the form the finance
+        rubric reads ("必答点：…\n精度要求：…")."""
+        if not self.rubric:
+            return None
+        precision = self.rubric.get("precision", "")
+        precision = PRECISION_WORDS.get(precision.strip().lower(), precision)
+        return f"必答点：{self.rubric.get('required', '')}\n精度要求：{precision}"
+
+
+def load_watch_spec(path: str | Path) -> WatchSpec:
+    p = Path(path)
+    if not p.exists():
+        raise ConfigError(f"{p}: no such file")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    return parse_watch_spec(yaml_mapping(text, str(p), what="a watch spec"), p, text)
+
+
+def parse_watch_spec(data: dict[str, Any], path: Path, text: str | None = None) -> WatchSpec:
+    root = None
+    if text is not None:
+        try:
+            root = yaml.compose(text)
+        except yaml.YAMLError:
+            root = None
+
+    def fail(msg: str, *keys: str) -> ConfigError:
+        line = _line(root, keys)
+        where = f"{path}:{line}" if line else str(path)
+        return ConfigError(f"{where}: {'.'.join(keys)}: {msg}" if keys else f"{where}: {msg}")
+
+    unknown = sorted(set(data) - KEYS)
+    if unknown:
+        raise fail(f"unknown key (known: {', '.join(sorted(KEYS))})", unknown[0])
+    name = data.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise fail("missing 'name' (the online run's name; the same name resumes it)")
+    source = data.get("source")
+    if not isinstance(source, dict) or "otlp" not in source:
+        raise fail("must be a mapping with 'otlp: HOST:PORT'", "source")
+    host, _, port_text = str(source["otlp"]).rpartition(":")
+    if not host or not port_text.isdigit() or not 0 <= int(port_text) < 65536:
+        raise fail(f"'{source['otlp']}' is not HOST:PORT", "source", "otlp")
+    sample = data.get("sample", 1.0)
+    if isinstance(sample, bool) or not isinstance(sample, int | float) or not 0 < sample <= 1:
+        raise fail("must be a fraction in (0, 1]", "sample")
+    seed = data.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise fail("must be a whole number", "seed")
+    flt = data.get("filter") or {}
+    if not isinstance(flt, dict):
+        raise fail("must be a mapping of attribute: value (or list of values)", "filter")
+    evs = data.get("evaluators")
+    if not isinstance(evs, list) or not evs or not all(isinstance(e, str) for e in evs):
+        raise fail("must be a non-empty list of evaluator names", "evaluators")
+    mode = str(data.get("ground_truth", "stored"))
+    truth = data.get("truth") or {}
+    if not isinstance(truth, dict):
+        raise fail("must be a mapping (provider, field, market, window_s …)", "truth")
+    try:
+        TruthConfig.parse(mode, truth, path.parent)
+    except ConfigError as exc:
+        raise fail(str(exc), "truth" if str(exc).startswith("truth.") else "ground_truth") \
+            from None
+    rubric = data.get("rubric")
+    if rubric is not None:
+        if not isinstance(rubric, dict) or not rubric:
+            raise fail("must be a mapping {required, precision}", "rubric")
+        bad = sorted(set(rubric) - RUBRIC_KEYS)
+        if bad:
+            raise fail("unknown key (known: precision, required)", "rubric", bad[0])
+    numbers = {}
+    for key, default, low in (("quiet_s", 2.0, 0.0), ("orphan_s", 30.0, 0.0),
+                              ("queue", 1000, 1)):
+        v = data.get(key, default)
+        if isinstance(v, bool) or not isinstance(v, int | float) or v < low or (
+                key == "queue" and not isinstance(v, int)):
+            raise fail(f"must be a {'whole ' if key == 'queue' else ''}number ≥ {low:g}", key)
+        numbers[key] = v
+    conc = data.get("concurrency", "auto")
+    if conc != "auto" and (isinstance(conc, bool) or not isinstance(conc, int) or conc < 1):
+        raise fail("must be 'auto' or a whole number ≥ 1", "concurrency")
+    jury = data.get("jury")
+    if jury is not None and jury not in ("majority", "mean"):
+        raise fail(f"unknown jury method '{jury}' (use majority or mean)", "jury")
+    return WatchSpec(
+        path=path, name=name.strip(), host=host.strip("[]"), port=int(port_text),
+        evaluators=[str(e) for e in evs], sample=float(sample), seed=seed,
+        filter={str(k): v if isinstance(v, list) else [v] for k, v in flt.items()},
+        ground_truth=mode, truth=dict(truth),
+        rubric={str(k): str(v) for k, v in rubric.items()} if rubric else None,
+        quiet_s=float(numbers["quiet_s"]), orphan_s=float(numbers["orphan_s"]),
+        queue=int(numbers["queue"]), concurrency=0 if conc == "auto" else int(conc),
+        judge_model=str(data["judge_model"]) if data.get("judge_model") else None,
+        jury=str(jury) if jury else None, raw=data)
+
+
+def _line(root: Any, keys: tuple[str, ...]) -> int | None:
+    node, found = root, None
+    for key in keys:
+        if not isinstance(node, yaml.MappingNode):
+            break
+        nxt = next(((k, v) for k, v in node.value if k.value == key), None)
+        if nxt is None:
+            break
+        found, node = nxt[0].start_mark.line + 1, nxt[1]
+    return found

@@ -1,0 +1,468 @@
+"""`assay watch SPEC`: an OTLP/HTTP receiver whose traces become the samples of an online run.
+
+Received spans are assembled into traces (assemble.py); a complete trace is filtered, sampled
+(a seeded hash of its trace id, so the choice does not depend on arrival order), and queued
+for evaluation. The queue is bounded: past half full a trace is admitted with falling
+probability, and when full it is dropped — each counted (counters.py), so memory stays flat
+when evaluation falls behind. A worker reads the trace (reading.py), stores it as an item with
+the agent's own spans, and runs the one sample pipeline of `assay run` with the recorded answer.
+
+Ctrl-C (or SIGTERM) stops cleanly: the receiver closes, samples in flight finish and are
+written, and what was received but not evaluated is counted as `dropped_at_stop` (not kept:
+the exporter does not resend it either way). Restarting with the same spec name resumes the
+same online run under its lease (store/lease.py): one watcher per run."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import hashlib
+import random
+import re
+import signal
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+    ExportTraceServiceResponse,
+)
+
+from assay.core.errors import AssayError, ConfigError, DataError
+from assay.core.registry import built_from
+from assay.core.types import Answer, Item
+from assay.evaluators.build import EvaluatorFactory
+from assay.runner.commit import BatchCommit
+from assay.runner.execute import summarize
+from assay.runner.manifest import build_manifest
+from assay.runner.pipeline import Progress, SamplePipeline, Work
+from assay.store import lease, online, repo
+from assay.store.db import Engine
+from assay.store.rows import answer_row
+from assay.truth.capture import Capture, TruthConfig
+
+from . import instruments
+from .assemble import Assembler
+from .counters import Counters
+from .otlp_in import SpanIn, decode
+from .reading import OI_KIND, Reading, read_trace, root_of
+from .spec import WatchSpec
+
+TARGET = "agent"
+MAX_BODY = 32 * 1024 * 1024
+SAVE_EVERY_S = 1.0
+SKIPPED = ("input.", "output.", "llm.", "gen_ai.")  # already read into the item
+
+
+@dataclass
+class WatchResult:
+    run_id: str
+    status: str
+    counters: Counters
+    port: int = 0
+    resumed: bool = False
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+def run_id_for(name: str) -> str:
+    """The online run of a spec name: the same name, the same run (so a restart resumes)."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-")[:40] or "run"
+    if slug == name:
+        return f"o-{slug}"
+    return f"o-{slug}-{hashlib.sha1(name.encode()).hexdigest()[:8]}"
+
+
+def sampled(seed: int, trace_id: str, fraction: float) -> bool:
+    if fraction >= 1.0:
+        return True
+    h = hashlib.blake2b(f"{seed}:{trace_id}".encode(), digest_size=8).digest()
+    return int.from_bytes(h, "big") / 2**64 < fraction
+
+
+class OnlineTarget:
+    """The agent's recorded answer, read from the item (the trace's final output)."""
+
+    kind = "recorded"
+    name = TARGET
+
+    def public(self) -> dict[str, Any]:
+        return {"type": "online", "field": "response"}
+
+    async def answer(self, item: Item) -> Answer:
+        return Answer(item.fields.get("response"),
+                      {"trace_id": item.fields.get("trace_id"),
+                       "answered_at": item.fields.get("answered_at_s")})
+
+    async def close(self) -> None:
+        pass
+
+
+class OnlineCommit(BatchCommit):
+    """The batch commit of `assay score`, with the items of the traces (written first)."""
+
+    def __init__(self, engine: Engine) -> None:
+        super().__init__(engine, size=500, seconds=0.5)
+        self.items: list[dict[str, Any]] = []
+
+    def flush(self) -> None:
+        new, self.items = self.items, []
+        online.write_items(self.engine, new)
+        super().flush()
+
+    def due(self) -> bool:
+        return bool(self.items or any(self.rows.values())) and (
+            time.monotonic() - self.flushed_at >= self.seconds)
+
+
+async def watch(engine: Engine, spec: WatchSpec, *, models_file: Path | None = None,
+                use_cache: bool = True, stop: asyncio.Event | None = None,
+                on_ready: Callable[[str, int, bool], None] | None = None) -> WatchResult:
+    """Watch until `stop` is set (or SIGINT/SIGTERM in the main thread). `on_ready(run_id,
+    port, resumed)` is called once the receiver listens (port 0 in the spec: a free one)."""
+    run_id = run_id_for(spec.name)
+    existing = repo.get_run(engine, run_id)
+    if existing is not None and existing["kind"] != "online":
+        raise ConfigError(f"run {run_id} exists and is not an online run")
+    with lease.held(engine, run_id, new=existing is None):
+        return await _watch(engine, spec, run_id, existing, models_file=models_file,
+                            use_cache=use_cache, stop=stop or asyncio.Event(),
+                            on_ready=on_ready)
+
+
+async def _watch(engine: Engine, spec: WatchSpec, run_id: str, existing: dict[str, Any] | None,
+                 *, models_file: Path | None, use_cache: bool, stop: asyncio.Event,
+                 on_ready: Callable[[str, int, bool], None] | None) -> WatchResult:
+    factory = EvaluatorFactory(engine, judge_model=spec.judge_model, use_cache=use_cache,
+                               models_file=models_file)
+    try:
+        evaluators = [factory.build(name) for name in spec.evaluators]
+        truth_cfg = TruthConfig.parse(spec.ground_truth, spec.truth, spec.base)
+        capture = Capture(truth_cfg) if truth_cfg.mode != "stored" else None
+        manifest = build_manifest(
+            kind="online", name=spec.name, spec=spec.raw, spec_path=str(spec.path.resolve()),
+            source={"otlp": f"{spec.host}:{spec.port}"}, sample=spec.sample, seed=spec.seed,
+            filter=spec.filter, rubric=spec.rubric, quiet_s=spec.quiet_s, queue=spec.queue,
+            targets={TARGET: OnlineTarget().public()}, models=factory.public_models(),
+            evaluators=[{"name": ev.name, "version": ev.version, **_built(ev)}
+                        for ev in evaluators],
+            ground_truth={"mode": truth_cfg.mode, "provider": truth_cfg.provider
+                          if capture else None, "field": truth_cfg.code_field,
+                          "market": truth_cfg.market, "window_s": truth_cfg.window_s,
+                          "snapshots": str(truth_cfg.snapshots) if truth_cfg.snapshots
+                          else None, "date": truth_cfg.date},
+            repeats=1, jury=spec.jury)
+        did = online.dataset_id(run_id)
+        counters = Counters()
+        if existing is None:
+            online.create_dataset(engine, run_id, spec.name, str(spec.path.resolve()))
+            repo.create_run(engine, run_id=run_id, kind="online", dataset_id=did,
+                            manifest=manifest)
+        else:
+            _check_same(run_id, existing["manifest"], manifest)
+            counters = Counters.from_dict((existing.get("summary") or {}).get("online", {}))
+            repo.set_run_status(engine, run_id, "running")
+        writer = OnlineCommit(engine)
+        pipeline = SamplePipeline(run_id, evaluators=evaluators, writer=writer,
+                                  progress=Progress(), capture=capture,
+                                  truth_mode=truth_cfg.mode, jury=spec.jury)
+        service = _Service(engine, spec, run_id, did, pipeline, writer, counters, capture,
+                           stop)
+        if existing is not None:
+            service.assembler.seen(online.recent_item_ids(engine, run_id, 20_000))
+            service.line = online.last_line(engine, run_id)
+        status = "failed"
+        try:
+            port = await service.start()
+            if on_ready is not None:
+                on_ready(run_id, port, existing is not None)
+            await _until_stopped(stop)
+            await service.stop()
+            if service.failure is not None:
+                raise service.failure
+            status = "interrupted"
+        finally:
+            summary = {"online": counters.as_dict(), "samples_done": counters.evaluated}
+            repo.finish_run(engine, run_id, status, summary)
+    finally:
+        await factory.close()
+    tally = summarize(engine, run_id, repo.result_scores(engine, run_id), {}, "label")
+    return WatchResult(run_id, status, counters, service.port, existing is not None,
+                       {"online": counters.as_dict(), **tally.as_dict()})
+
+
+def _built(component: object) -> dict[str, Any]:
+    record = built_from(component)
+    return {"built": record.as_dict()} if record is not None else {}
+
+
+def _check_same(run_id: str, before: dict[str, Any], now: dict[str, Any]) -> None:
+    """A resumed online run goes on as it started: a changed spec needs a new name."""
+    for key in ("sample", "seed", "filter", "rubric", "ground_truth"):
+        if before.get(key) != now.get(key):
+            raise ConfigError(f"online run {run_id}: '{key}' changed since it started "
+                              f"({before.get(key)!r}, now {now.get(key)!r}); give the spec a "
+                              "new name to start another online run")
+    names = [e["name"] for e in before.get("evaluators", [])]
+    if names != [e["name"] for e in now.get("evaluators", [])]:
+        raise ConfigError(f"online run {run_id}: the evaluators changed since it started "
+                          f"({', '.join(names)}); give the spec a new name to start another "
+                          "online run")
+
+
+async def _until_stopped(stop: asyncio.Event) -> None:
+    loop = asyncio.get_running_loop()
+    handled: list[signal.Signals] = []
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                loop.add_signal_handler(sig, stop.set)
+                handled.append(sig)
+            except (NotImplementedError, RuntimeError):
+                pass
+    try:
+        await stop.wait()
+    finally:
+        for sig in handled:
+            loop.remove_signal_handler(sig)
+
+
+class _Service:
+    def __init__(self, engine: Engine, spec: WatchSpec, run_id: str, dataset_id: str,
+                 pipeline: SamplePipeline, writer: OnlineCommit, counters: Counters,
+                 capture: Capture | None, stop_event: asyncio.Event) -> None:
+        self.stop_event = stop_event
+        self.failure: BaseException | None = None  # the store failed: the watch stops
+        self.engine = engine
+        self.spec = spec
+        self.run_id = run_id
+        self.dataset_id = dataset_id
+        self.pipeline = pipeline
+        self.writer = writer
+        self.counters = counters
+        self.capture = capture
+        self.reference = spec.reference()
+        self.target = OnlineTarget()
+        self.queue: asyncio.Queue[list[SpanIn] | None] = asyncio.Queue()
+        self.assembler = Assembler(quiet_s=spec.quiet_s, orphan_s=spec.orphan_s,
+                                   max_traces=max(1000, 10 * spec.queue))
+        self.rng = random.Random(spec.seed)
+        self.line = 0
+        self.port = 0
+        self.runner: web.AppRunner | None = None
+        self.tasks: list[asyncio.Task[None]] = []
+        judges = [ev.concurrency for ev in pipeline.evaluators if not ev.deterministic]
+        self.workers = spec.concurrency or (max(16, 2 * max(judges)) if judges else 1)
+
+    async def start(self) -> int:
+        app = web.Application(client_max_size=MAX_BODY)
+        app.router.add_post("/v1/traces", self.receive)
+        self.runner = web.AppRunner(app, access_log=None)
+        await self.runner.setup()
+        site = web.TCPSite(self.runner, self.spec.host, self.spec.port)
+        try:
+            await site.start()
+        except OSError as exc:
+            await self.runner.cleanup()
+            raise ConfigError(f"{self.spec.path}: source.otlp: cannot listen on "
+                              f"{self.spec.host}:{self.spec.port}: {exc.strerror or exc}"
+                              ) from None
+        server = site._server
+        sockets = getattr(server, "sockets", None) or []
+        self.port = sockets[0].getsockname()[1] if sockets else self.spec.port
+        self.tasks = [asyncio.create_task(self._sweep())]
+        self.tasks += [asyncio.create_task(self._work()) for _ in range(self.workers)]
+        return self.port
+
+    async def stop(self) -> None:
+        """Stop taking traces in; finish the samples in flight; count the rest as dropped."""
+        if self.runner is not None:
+            await self.runner.cleanup()
+        self.tasks[0].cancel()
+        dropped = self.assembler.drain()
+        while not self.queue.empty():
+            if self.queue.get_nowait() is not None:
+                dropped += 1
+        self.counters.dropped_at_stop += dropped
+        for _ in self.tasks[1:]:
+            self.queue.put_nowait(None)
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        await self.writer.close()
+        self._update_counters()
+
+    async def receive(self, request: web.Request) -> web.Response:
+        self.counters.requests += 1
+        body = await request.read()
+        if body[:2] == b"\x1f\x8b":  # gzip (OTEL_EXPORTER_OTLP_COMPRESSION=gzip)
+            try:
+                body = gzip.decompress(body)
+            except (OSError, EOFError):
+                self.counters.bad_requests += 1
+                return web.Response(status=400, text="body is not valid gzip")
+        ctype = request.headers.get("Content-Type", "application/x-protobuf")
+        try:
+            spans = decode(body, ctype)
+        except DataError as exc:
+            self.counters.bad_requests += 1
+            return web.Response(status=400, text=str(exc))
+        self.counters.spans += len(spans)
+        self.assembler.add(spans, time.monotonic())
+        if ctype.startswith("application/json"):
+            return web.Response(body=b"{}", content_type="application/json")
+        return web.Response(body=ExportTraceServiceResponse().SerializeToString(),
+                            content_type="application/x-protobuf")
+
+    async def _sweep(self) -> None:
+        try:
+            await self._sweep_forever()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the store failing stops the watch, with its message
+            self.failure = exc
+            self.stop_event.set()
+
+    async def _sweep_forever(self) -> None:
+        tick = min(0.1, max(0.01, self.spec.quiet_s / 4))
+        saved = 0.0
+        while True:
+            await asyncio.sleep(tick)
+            now = time.monotonic()
+            for spans in self.assembler.due(now):
+                self._admit(spans)
+            if self.writer.due():
+                self.writer.flush()
+            self.pipeline.tallies.clear()  # the summary is read back from the store
+            if now - saved >= SAVE_EVERY_S:
+                saved = now
+                self._update_counters()
+                repo.merge_summary(self.engine, self.run_id,
+                                   {"online": self.counters.as_dict()})
+
+    def _update_counters(self) -> None:
+        self.counters.late_spans = self.assembler.late_spans
+        self.counters.dropped_waiting = self.assembler.evicted
+
+    def _admit(self, spans: list[SpanIn]) -> None:
+        c = self.counters
+        c.traces += 1
+        if self.spec.filter and not _matches(spans, self.spec.filter):
+            c.filtered_out += 1
+            return
+        if not sampled(self.spec.seed, spans[0].trace_id, self.spec.sample):
+            c.sampled_out += 1
+            return
+        size, cap = self.queue.qsize(), self.spec.queue
+        # past half full, traces are admitted with a falling chance: sampled down, not queued
+        # without end; full, every new one is dropped. Both counted.
+        if size >= cap or (size > cap / 2 and self.rng.random() >= 2 * (1 - size / cap)):
+            c.dropped += 1
+            return
+        self.queue.put_nowait(spans)
+
+    async def _work(self) -> None:
+        while True:
+            spans = await self.queue.get()
+            if spans is None:
+                return
+            try:
+                await self._evaluate(spans)
+            except AssayError as exc:
+                self.counters.failed += 1
+                self.counters.note(f"trace {spans[0].trace_id}: {exc}")
+            except Exception as exc:  # one trace's failure costs that trace, not the watch
+                self.counters.failed += 1
+                self.counters.note(f"trace {spans[0].trace_id}: {type(exc).__name__}: {exc}")
+
+    async def _evaluate(self, spans: list[SpanIn]) -> None:
+        spans = list({s.span_id: s for s in spans}.values())  # an exporter's repeat, once
+        reading = read_trace(spans)
+        tid = spans[0].trace_id
+        self.line += 1
+        fields = self._fields(reading, spans)
+        agent = [_agent_row(self.run_id, tid, s) for s in spans]
+        if reading.unknown is not None:
+            self.counters.unknown += 1
+            self.counters.note(f"trace {tid}: {reading.unknown}")
+            fields["unknown_shape"] = reading.unknown
+            self._item(tid, fields)
+            await self.writer.commit(answers=[answer_row(
+                self.run_id, (tid, TARGET, 0),
+                Answer(None, error=f"unknown trace shape: {reading.unknown}"), None, None)],
+                spans=agent)
+            return
+        code_field = self.capture.cfg.code_field if self.capture is not None else None
+        if self.capture is not None and reading.question and not fields.get(code_field or ""):
+            extra, note = await instruments.resolve(reading.question, self.capture.cfg.provider)
+            fields.update(extra)
+            fields["instrument_resolution"] = note
+        item = Item(tid, fields, self.dataset_id, self.line)
+        self._item(tid, fields)
+        await self.writer.commit(spans=agent, sample_done=False)
+        await self.pipeline.sample(Work(item, self.target, 0))
+        self.counters.evaluated += 1
+
+    def _item(self, tid: str, fields: dict[str, Any]) -> None:
+        label = fields.get("service")
+        self.writer.items.append({"dataset_id": self.dataset_id, "item_id": tid,
+                                  "line": self.line, "fields": fields,
+                                  "label": label[:255] if isinstance(label, str) else None})
+
+    def _fields(self, r: Reading, spans: list[SpanIn]) -> dict[str, Any]:
+        root = r.root or spans[0]
+        answered = r.answered_at_ns / 1e9 if r.answered_at_ns else None
+        fields: dict[str, Any] = {
+            "prompt": r.question, "input": r.question, "response": r.answer,
+            "trace_id": root.trace_id, "service": root.resource.get("service.name"),
+            "answered_at": datetime.fromtimestamp(answered, UTC).isoformat()
+            if answered else None, "answered_at_s": answered,
+            "conventions": r.conventions, "spans": len(spans),
+            "model_calls": [_times(m) for m in r.model_calls],
+            "tool_calls": [_times(t) for t in r.tool_calls]}
+        if self.reference is not None:
+            fields["response_reference"] = self.reference
+        # the root span's own short attributes, as `span.NAME` fields: an agent that knows its
+        # instrument can say so (`truth: {field: span.quote.code}`), and filters can read them
+        for k, v in root.attributes.items():
+            if isinstance(v, str | int | float | bool) and not k.startswith(SKIPPED) \
+                    and len(str(v)) <= 256:
+                fields[f"span.{k}"] = v
+        return fields
+
+
+def _times(call: dict[str, Any]) -> dict[str, Any]:
+    out = {k: v for k, v in call.items() if not k.endswith("_ns")}
+    out["start"] = call["start_ns"] / 1e9
+    out["end"] = call["end_ns"] / 1e9
+    return out
+
+
+def _matches(spans: list[SpanIn], flt: dict[str, list[Any]]) -> bool:
+    """Every filter key matches the trace's resource or its root span's attributes."""
+    root = root_of(spans) or spans[0]
+    for key, allowed in flt.items():
+        value = root.resource.get(key, root.attributes.get(key))
+        if value not in allowed and str(value) not in {str(a) for a in allowed}:
+            return False
+    return True
+
+
+def _agent_row(run_id: str, item_id: str, s: SpanIn) -> dict[str, Any]:
+    """An agent's span as the store keeps spans: kind `agent.<kind>` (OpenInference span kind,
+    else the GenAI operation, else `span`), beside Assay's own spans of the sample."""
+    a = s.attributes
+    kind = str(a.get(OI_KIND) or a.get("gen_ai.operation.name") or "span").lower()
+    attrs: dict[str, Any] = {"agent": True, "service.name": s.resource.get("service.name"),
+                             "scope": s.scope, **a}
+    if s.events:
+        attrs["events"] = s.events
+    if s.status_message:
+        attrs["status_message"] = s.status_message
+    return {"span_id": s.span_id, "trace_id": s.trace_id, "parent_id": s.parent_id,
+            "run_id": run_id, "item_id": item_id, "kind": f"agent.{kind}"[:32],
+            "name": s.name[:255] or "(unnamed)", "start_at": s.start_ns / 1e9,
+            "end_at": s.end_ns / 1e9 if s.end_ns else None,
+            "status": "error" if s.status == 2 else "ok", "attributes": attrs}

@@ -1,0 +1,195 @@
+"""`assay watch` with hand-made OTLP requests: JSON and protobuf, spans arriving out of order,
+filter, seeded sampling, unknown shapes, backpressure, resume, the rubric and ground truth of
+online items, spec errors."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from assay.core.errors import ConfigError
+from assay.online.instruments import MISSING
+from assay.online.spec import load_watch_spec
+from assay.online.watch import sampled
+from assay.store import repo
+from tests.online.otlp_send import S, agent_trace, as_json, new_id, post, send
+from tests.online.watching import Watching
+from tests.openai_server import OpenAIServer
+
+SNAPSHOTS = Path("/work/shared/data/finsearchcomp/market_snapshots")
+
+
+def write_spec(tmp_path: Path, body: str, name: str = "watch.yaml") -> Path:
+    p = tmp_path / name
+    p.write_text('name: prod-agent\nsource: {otlp: "127.0.0.1:0"}\nquiet_s: 0.1\n' + body,
+                 "utf-8")
+    return p
+
+
+RUBRIC = "evaluators: [finance-rubric]\nrubric: {required: latest price, precision: rounding}\n"
+
+
+def test_json_and_protobuf_requests_and_spans_out_of_order(tmp_path: Path, db_url: str) -> None:
+    w = Watching(db_url, write_spec(tmp_path, RUBRIC)).start()
+    one = agent_trace("贵州茅台最新价?", "1455.00元")
+    status, body = post(w.endpoint, as_json(one), "application/json")
+    assert (status, body) == (200, b"{}")
+    two = agent_trace("腾讯控股最新价?", "600港元")
+    send(w.endpoint, two[:1])  # the child first, in its own request; the root later
+    time.sleep(0.3)
+    send(w.endpoint, two[1:])
+    status, body = post(w.endpoint, b"not protobuf at all")
+    assert status == 400 and b"does not decode" in body
+    status, body = post(w.endpoint, b"{}", "text/plain")
+    assert status == 400 and b"unsupported content type 'text/plain'" in body
+    w.wait_evaluated(2)
+    result = w.stop()
+    c = result.counters
+    assert (c.evaluated, c.traces, c.bad_requests, c.requests, c.spans) == (2, 2, 2, 5, 4)
+    items = repo.get_items(w.engine, f"online:{w.run_id}")
+    assert {it.id: (it.fields["prompt"], it.fields["response"]) for it in items.values()} == {
+        one[0].trace_id: ("贵州茅台最新价?", "1455.00元"),
+        two[0].trace_id: ("腾讯控股最新价?", "600港元")}
+    it = items[one[0].trace_id]
+    assert it.fields["answered_at"] == "2023-11-14T22:13:21+00:00"  # the root span's end
+    assert it.fields["response_reference"] == "必答点：latest price\n精度要求：仅允许四舍五入误差"
+    spans = repo.list_spans(w.engine, w.run_id, two[0].trace_id)
+    assert sorted(s["span_id"] for s in spans if s["kind"].startswith("agent.")) == sorted(
+        s.span_id for s in two)
+
+
+def test_filter_on_resource_attributes(tmp_path: Path, db_url: str) -> None:
+    w = Watching(db_url, write_spec(tmp_path, RUBRIC + "filter: {service.name: quote-agent}\n")
+                 ).start()
+    send(w.endpoint, agent_trace("q1", "a1"), service="quote-agent")
+    send(w.endpoint, agent_trace("q2", "a2"), service="other-agent")
+    w.wait_evaluated(2)
+    c = w.stop().counters
+    assert (c.evaluated, c.filtered_out) == (1, 1)
+    items = repo.get_items(w.engine, f"online:{w.run_id}")
+    assert [it.fields["prompt"] for it in items.values()] == ["q1"]
+
+
+def test_sampling_is_seeded_and_recorded(tmp_path: Path, db_url: str) -> None:
+    w = Watching(db_url, write_spec(tmp_path, RUBRIC + "sample: 0.3\nseed: 7\n")).start()
+    traces = [agent_trace(f"q{i}", "a") for i in range(40)]
+    for t in traces:
+        send(w.endpoint, t)
+    w.wait_evaluated(40)
+    c = w.stop().counters
+    chosen = {t[0].trace_id for t in traces if sampled(7, t[0].trace_id, 0.3)}
+    assert 0 < len(chosen) < 40
+    assert (c.evaluated, c.sampled_out) == (len(chosen), 40 - len(chosen))
+    assert set(repo.get_items(w.engine, f"online:{w.run_id}")) == chosen
+    run = repo.get_run(w.engine, w.run_id)
+    assert run is not None
+    assert (run["manifest"]["sample"], run["manifest"]["seed"]) == (0.3, 7)
+
+
+def test_unknown_shapes_are_stored_and_reported(tmp_path: Path, db_url: str) -> None:
+    w = Watching(db_url, write_spec(tmp_path, RUBRIC + "orphan_s: 0.3\n")).start()
+    tid = new_id(16)
+    plain = [S(tid, new_id(8), "handle-request", attributes={"http.method": "GET"})]
+    orphan_tid = new_id(16)
+    orphan = [S(orphan_tid, new_id(8), "child", parent_id=new_id(8))]
+    send(w.endpoint, plain)
+    send(w.endpoint, orphan)
+    w.wait_evaluated(2)
+    c = w.stop().counters
+    assert (c.unknown, c.evaluated) == (2, 0)
+    assert any("no question: the root span 'handle-request' has no input.value" in r
+               for r in c.reasons)
+    assert any(f"trace {orphan_tid}: no root span" in r for r in c.reasons)
+    items = repo.get_items(w.engine, f"online:{w.run_id}")
+    assert items[orphan_tid].fields["unknown_shape"] == \
+        "no root span (a span without parent) among 1 spans"
+    answers = {a["item_id"]: a for a in repo.list_answers(w.engine, w.run_id)}
+    assert answers[tid]["error"].startswith("unknown trace shape: no question")
+    assert [s["name"] for s in repo.list_spans(w.engine, w.run_id, tid)] == ["handle-request"]
+    assert repo.list_results(w.engine, w.run_id) == []
+
+
+def test_backpressure_drops_are_counted(tmp_path: Path, db_url: str,
+                                        openai_server: OpenAIServer) -> None:
+    openai_server.default = lambda m: '{"Score": 2, "Reason": "ok", "FullScore": 4}'
+    openai_server.latency_s = 0.3
+    models = tmp_path / "assay-models.yaml"
+    models.write_text(f"models:\n  judge: {{base_url: {openai_server.base_url}, model: j, "
+                      "max_retries: 0}\n", "utf-8")
+    w = Watching(db_url, write_spec(tmp_path, 'evaluators: ["coze-quality@judge"]\n'
+                                    "queue: 4\nconcurrency: 1\n"), models_file=models).start()
+    for i in range(30):
+        send(w.endpoint, agent_trace(f"q{i}", "a"))
+    w.wait_evaluated(30)
+    c = w.stop().counters
+    assert c.dropped > 0
+    assert c.evaluated + c.dropped + c.dropped_at_stop == 30
+    assert c.evaluated <= 4 + 2  # the queue, the one in flight, and one taken while full
+    assert len(repo.list_results(w.engine, w.run_id)) == c.evaluated
+
+
+def test_restart_resumes_the_same_online_run(tmp_path: Path, db_url: str) -> None:
+    path = write_spec(tmp_path, RUBRIC)
+    w = Watching(db_url, path).start()
+    first = [agent_trace("q1", "a1"), agent_trace("q2", "a2")]
+    for t in first:
+        send(w.endpoint, t)
+    w.wait_evaluated(2)
+    w.stop()
+    again = Watching(db_url, path).start()
+    assert again.resumed and again.run_id == w.run_id
+    send(again.endpoint, agent_trace("q3", "a3"))
+    send(again.endpoint, first[0])  # an exporter's retry of a trace already taken in
+    again.wait_evaluated(3)
+    time.sleep(0.3)
+    c = again.stop().counters
+    assert (c.evaluated, c.late_spans) == (3, 2)
+    items = repo.get_items(again.engine, f"online:{w.run_id}")
+    assert sorted(it.fields["prompt"] for it in items.values()) == ["q1", "q2", "q3"]
+    assert sorted(it.line for it in items.values()) == [1, 2, 3]
+    changed = write_spec(tmp_path, RUBRIC + "sample: 0.5\n", "changed.yaml")
+    with pytest.raises(ConfigError, match="'sample' changed since it started"):
+        Watching(db_url, changed).start()
+
+
+def test_ground_truth_at_answer_time_and_without_a_resolver(tmp_path: Path,
+                                                            db_url: str) -> None:
+    w = Watching(db_url, write_spec(tmp_path, RUBRIC + f"ground_truth: snapshot:{SNAPSHOTS}\n"
+                                    "truth: {field: span.quote.code, market: cn_stock}\n")
+                 ).start()
+    known = agent_trace("贵州茅台最新价是多少?", "贵州茅台最新价1455.00元",
+                        **{"quote.code": "600519"})
+    unnamed = agent_trace("贵州茅台最新价是多少?", "1455.00元")
+    send(w.endpoint, known)
+    send(w.endpoint, unnamed)
+    w.wait_evaluated(2)
+    w.stop()
+    res = {r["item_id"]: r for r in repo.list_results(w.engine, w.run_id)}
+    assert (res[known[0].trace_id]["status"], res[known[0].trace_id]["score"]) == \
+        ("scored", 1.0)
+    truth = {t["item_id"]: t for t in repo.list_truth(w.engine, w.run_id)}
+    t = truth[known[0].trace_id]
+    assert (t["instrument"], t["status"]) == ("600519", "ok")
+    # the answer time is the trace's, not the time of the evaluation
+    assert t["answered_at"].replace(tzinfo=None).isoformat() == "2023-11-14T22:13:21"
+    # no instrument, no truth: the result says why (the pipeline's status for a missing truth)
+    assert (res[unnamed[0].trace_id]["status"], res[unnamed[0].trace_id]["reason"]) == \
+        ("error", "ground truth unavailable: the item has no span.quote.code")
+    item = repo.get_items(w.engine, f"online:{w.run_id}")[unnamed[0].trace_id]
+    assert item.fields["instrument_resolution"] == {"status": None, "message": MISSING,
+                                                    "candidates": []}
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ("evaluators: [finance-rubric]\nsample: 1.5\n", "watch.yaml:5: sample: must be a fraction"),
+    ("evaluators: [finance-rubric]\nrubric: {required: x, tolerance: y}\n",
+     "watch.yaml:5: rubric.tolerance: unknown key"),
+    ("evaluators: finance-rubric\n", "watch.yaml:4: evaluators: must be a non-empty list"),
+    ("evaluators: [x]\nground_truth: wrong\n", "watch.yaml:5: ground_truth: ground-truth mode"),
+])
+def test_spec_errors_name_file_line_and_field(tmp_path: Path, body: str, message: str) -> None:
+    with pytest.raises(ConfigError) as exc:
+        load_watch_spec(write_spec(tmp_path, body))
+    assert message in str(exc.value) and str(exc.value).startswith(str(tmp_path))

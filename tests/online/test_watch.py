@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from assay.core.errors import ConfigError
-from assay.online.instruments import MISSING
 from assay.online.spec import load_watch_spec
 from assay.online.watch import sampled
 from assay.store import repo
@@ -177,9 +176,10 @@ def test_ground_truth_at_answer_time_and_without_a_resolver(tmp_path: Path,
     # no instrument, no truth: the result says why (the pipeline's status for a missing truth)
     assert (res[unnamed[0].trace_id]["status"], res[unnamed[0].trace_id]["reason"]) == \
         ("error", "ground truth unavailable: the item has no span.quote.code")
+    # the name in the question is resolved (truth.names), but this spec routes by its own field
     item = repo.get_items(w.engine, f"online:{w.run_id}")[unnamed[0].trace_id]
-    assert item.fields["instrument_resolution"] == {"status": None, "message": MISSING,
-                                                    "candidates": []}
+    assert item.fields["instrument_resolution"]["status"] == "resolved"
+    assert item.fields["akshare_ticker"] == "600519"
 
 
 @pytest.mark.parametrize(("body", "message"), [

@@ -254,6 +254,7 @@ def test_resolved_fields_fetch_the_truth(tables: AkshareProvider, question: str,
 def test_the_index_is_built_once_per_table(fresh: AkshareProvider,
                                            akshare_recorded: Akshare) -> None:
     resolver = names.resolver_for("akshare")
+    assert resolver is not None
     assert picked(resolve("贵州茅台")) == ("cn_stock", "600519")
     first = asyncio.run(resolver.index())[0]
     calls = len(akshare_recorded.calls)
@@ -304,3 +305,20 @@ def test_the_finsearchcomp_questions_never_resolve_to_another_instrument(
     # English names the tables write in Chinese only (NVIDIA is 英伟达, HSBC Holdings 汇丰控股)
     assert outcome["none"] == ["S08", "S09", "S10", "S11", "S12", "S14", "S15", "S16", "S17",
                                "S23", "S25", "S26"]
+
+
+def test_recorded_tables_are_those_a_capture_gives(monkeypatch: pytest.MonkeyPatch,
+                                                   tmp_path: Path) -> None:
+    monkeypatch.setattr(names, "_RESOLVERS", {})
+    r = resolve("贵州茅台最新股价", "snapshot")
+    assert r.status == "none" and "no recorded tables to resolve names against" in r.message
+    folder = Path(__file__).resolve().parents[2] / "examples" / "data" / "market_snapshots"
+    cap = Capture(TruthConfig(mode="snapshot", provider="snapshot", snapshots=folder))
+    assert names.resolver_for("snapshot") is not None
+    assert names.resolver_for("snapshot").tables is cap.provider  # type: ignore[union-attr]
+    r = resolve("贵州茅台最新股价", "snapshot")
+    assert r.fields == {"akshare_ticker": "600519", "tags": "Stock"}
+    # the recorded folder has no CFETS table: said, not hidden
+    assert r.message == "'贵州茅台' → 贵州茅台 600519 (cn_stock); tables not read: cny_onshore"
+    snap = asyncio.run(cap.fetch(Item("q", {"prompt": "贵州茅台最新股价", **r.fields})))
+    assert (snap.status, snap.fields["last"]) == ("ok", "1455.0")

@@ -11,7 +11,6 @@ import asyncio
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Any
 
 from .markets import MARKETS
 from .name_index import STOCK_MARKETS, Hit, Instrument, NameIndex, fingerprint
@@ -116,7 +115,9 @@ def decide(question: str, index: NameIndex, missing: dict[str, str] | None = Non
     if len(chosen) > 1:
         listed = ", ".join(f"{c['name']} {c['code']} ({c['market']}, from {c['matched']!r})"
                            for c in candidates)
-        hint = " — say A股/港股/美股 or give the code" if _stock_markets(chosen) > 1 else ""
+        listed_twice = any(len({i.market for i in h.instruments} & set(STOCK_MARKETS)) > 1
+                           for h in hits)
+        hint = " — say A股/港股/美股 or give the code" if listed_twice else ""
         return Resolution("ambiguous", {}, candidates,
                           f"{len(chosen)} instruments match: {listed}{hint}{unread}")
     inst, text = next(iter(chosen.values()))
@@ -126,10 +127,6 @@ def decide(question: str, index: NameIndex, missing: dict[str, str] | None = Non
                           f"({inst.market}), which the {provider} provider has no code for")
     return Resolution("resolved", fields, candidates,
                       f"{text!r} → {inst.name} {inst.code} ({inst.market}){unread}")
-
-
-def _stock_markets(chosen: dict[tuple[str, str], Any]) -> int:
-    return len({m for m, _ in chosen if m in STOCK_MARKETS})
 
 
 def texts(question: str) -> tuple[str, str]:
@@ -333,16 +330,14 @@ def use_tables(provider: str, tables: TableProvider) -> Resolver:
     return resolver
 
 
-def resolver_for(provider: str) -> Resolver:
-    """The resolver for a provider: the tables given with `use_tables`, else AKShare's live
-    tables (the only tables with instrument names; Wind, Tushare and Yahoo have none)."""
+def resolver_for(provider: str) -> Resolver | None:
+    """The resolver for a provider: the tables given with `use_tables` (a `Capture` gives its
+    own provider's), else AKShare's live tables (the only tables with instrument names; Wind,
+    Tushare and Yahoo have none). None for recorded tables nobody gave."""
     found = _RESOLVERS.get(provider)
     if found is None:
         if provider == "snapshot":
-            from assay.core.errors import ConfigError
-
-            raise ConfigError("resolving names against recorded tables needs the tables: "
-                              "names.use_tables('snapshot', SnapshotProvider(FOLDER))")
+            return None
         found = _RESOLVERS.get("akshare") or use_tables("akshare", AkshareProvider())
         _RESOLVERS[provider] = found
     return found
@@ -350,4 +345,8 @@ def resolver_for(provider: str) -> Resolver:
 
 async def resolve_question(question: str, *, provider: str = "akshare") -> Resolution:
     """The instrument a question names, as item fields `provider` can fetch truth for."""
-    return await resolver_for(provider).resolve(question, provider)
+    resolver = resolver_for(provider)
+    if resolver is None:
+        return Resolution("none", {}, [], "no recorded tables to resolve names against: "
+                          "names.use_tables('snapshot', SnapshotProvider(FOLDER))")
+    return await resolver.resolve(question, provider)

@@ -87,6 +87,7 @@ def picked(r: Resolution) -> tuple[str, str]:
     ("恒生指数最新点位", "h_index", "HSI", "恒生指数"),  # also listed in global_idx
     ("沪深300指数最新点位", "cn_index", "000300", "沪深300"),
     ("道琼斯指数最新点位", "global_idx", "DJIA", "道琼斯"),
+    ("纳斯达克指数最新点位", "global_idx", "NDX", "纳斯达克"),  # not Nasdaq Inc. 105.NDAQ
     ("美元兑离岸人民币最新汇率", "fx", "USDCNH", "美元兑离岸人民币"),
 ])
 def test_names_of_the_tables(tables: AkshareProvider, question: str, market: str, code: str,
@@ -206,7 +207,10 @@ def test_a_name_inside_a_longer_name() -> None:
 
 def test_nothing_and_not_codes(tables: AkshareProvider) -> None:
     for q in ("今天天气怎么样？", "What is the CEO's name?", "投资600000元能买多少股",
-              "3 PM close of the market", "2025年10月17日", "NVIDIA latest stock price"):
+              "3 PM close of the market", "2025年10月17日", "NVIDIA latest stock price",
+              "比特币价格",  # *ST比特 is not 比特
+              "中国石油化工最新股价",  # Sinopec's full name, not 中国石油 601857
+              "太阳能板块今天涨了吗", "机器人概念股有哪些"):  # sectors, not 000591 / 300024
         r = resolve(q)
         assert r.status == "none" and r.fields == {} and r.candidates == [], (q, r.message)
     assert "no instrument name or code" in resolve("今天天气怎么样？").message

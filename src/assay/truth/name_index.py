@@ -57,6 +57,9 @@ _CN_SUFFIX = re.compile(r"-(?:u|w|uw)$")
 _HK_SUFFIX = re.compile(r"-(?:w|sw|s|b|ss)$")
 _CORPORATE = re.compile(r"[ ,]+(?:inc\.?|corp\.?|corporation|ltd\.?|limited|plc|co\.?)$")
 _SPACES = re.compile(r"\s+")
+# Right after a Chinese name, these make it part of a longer name the tables do not have (a
+# company's full name, a sector, a concept): the name alone is not what is asked about.
+_LONGER = re.compile(r"股份|集团|控股|化工|实业|板块|概念|行业|产业|赛道|主题|系列")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -67,14 +70,17 @@ def name_keys(market: str, name: str) -> set[str]:
     folded = _SPACES.sub("" if _CJK.search(folded) else " ", folded)
     if not folded:
         return set()
-    keys = {folded}
+    bare = folded
     if market == "cn_stock":
         bare = _CN_SUFFIX.sub("", _CN_PREFIX.sub("", folded))
-        keys.add(bare)
     elif market == "hk_stock":
-        keys.add(_HK_SUFFIX.sub("", folded))
+        bare = _HK_SUFFIX.sub("", folded)
     elif market == "us_stock" and not _CJK.search(folded):
-        keys.add(_CORPORATE.sub("", folded))
+        bare = _CORPORATE.sub("", folded)
+    keys = {folded}
+    # a name left with two characters by its markers is a word ("*ST比特" is not 比特币)
+    if bare != folded and len(bare) >= 3:
+        keys.add(bare)
     # a key of one or two Latin letters or digits is a code's job, not a name's
     return {k for k in keys if len(k) >= 2 and not (k.isascii() and len(k) < 3)}
 
@@ -145,6 +151,8 @@ class NameIndex:
                     continue
                 if end < n and folded[end] in words and folded[end - 1] in words:
                     continue
+                if _LONGER.match(folded, end) and _CJK.match(folded, end - 1):
+                    continue  # "中国石油化工" is not 中国石油, "太阳能板块" not 太阳能
                 hits.append(Hit(i, end, folded[i:end], tuple(found)))
         return hits
 

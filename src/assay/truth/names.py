@@ -12,7 +12,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from .markets import MARKETS
+from .markets import INDEX_MARKETS, MARKETS
 from .name_index import STOCK_MARKETS, Hit, Instrument, NameIndex, fingerprint
 from .tables import AkshareProvider, Table, TableProvider
 from .vocabulary import (
@@ -161,6 +161,8 @@ def outermost(hits: list[Hit]) -> list[Hit]:
     return sorted(keep, key=lambda h: h.start)
 
 
+INDEXES = frozenset(INDEX_MARKETS)
+_INDEX_WORD = re.compile(r"\s*(?:指数|index)")
 # What a question says about the listing: A股, 港股/H股, 美股.
 _MARKET_WORDS = (("cn_stock", re.compile(r"(?<![a-z])a股|沪市|深市|沪深两市|上交所|深交所|"
                                          r"上海证券交易所|深圳证券交易所|\ba[- ]shares?\b")),
@@ -172,8 +174,12 @@ _MARKET_WORDS = (("cn_stock", re.compile(r"(?<![a-z])a股|沪市|深市|沪深�
 
 def _narrow(hit: Hit, folded: str, hits: list[Hit]) -> Hit:
     """A name listed in several stock markets (招商银行: 600036 and 03968) keeps the listings
-    of the markets the question names, if it names any."""
+    of the markets the question names, if it names any; a name an index and a company share,
+    followed by 指数 / index, keeps the index (纳斯达克指数)."""
     markets = {i.market for i in hit.instruments}
+    if markets & INDEXES and markets - INDEXES and _INDEX_WORD.match(folded, hit.end):
+        return Hit(hit.start, hit.end, hit.text,
+                   tuple(i for i in hit.instruments if i.market in INDEXES))
     if len(markets & set(STOCK_MARKETS)) < 2:
         return hit
     for h in hits:  # the names themselves do not count ("香港电讯" names no market)

@@ -221,6 +221,10 @@ def test_two_instruments_in_one_question(tables: AkshareProvider) -> None:
     assert r.status == "ambiguous" and r.fields == {}
     assert [(c["code"], c["matched"]) for c in r.candidates] == [("600519", "贵州茅台"),
                                                                   ("00700", "腾讯控股")]
+    # a name a company and an index share: ambiguous unless 指数 follows it
+    nasdaq = resolve("纳斯达克最新")
+    assert nasdaq.status == "ambiguous" and {c["code"] for c in nasdaq.candidates} == \
+        {"105.NDAQ", "NDX"}
     # the same instrument by name and code is one instrument
     assert picked(resolve("贵州茅台(600519)最新价")) == ("cn_stock", "600519")
 

@@ -83,6 +83,7 @@ def picked(r: Resolution) -> tuple[str, str]:
     ("小米集团今日开盘价", "hk_stock", "01810", "小米集团-W"),  # listing marker -W
     ("What is Praxis Precision Medicines trading at?", "us_stock", "105.PRAX",
      "Praxis Precision Medicines Inc"),
+    ("How is Vimeo's stock doing?", "us_stock", "105.VMEO", "Vimeo Inc"),  # as the table spells
     ("上证指数最新点位", "cn_index", "000001", "上证指数"),
     ("恒生指数最新点位", "h_index", "HSI", "恒生指数"),  # also listed in global_idx
     ("沪深300指数最新点位", "cn_index", "000300", "沪深300"),
@@ -210,7 +211,8 @@ def test_nothing_and_not_codes(tables: AkshareProvider) -> None:
               "3 PM close of the market", "2025年10月17日", "NVIDIA latest stock price",
               "比特币价格",  # *ST比特 is not 比特
               "中国石油化工最新股价",  # Sinopec's full name, not 中国石油 601857
-              "太阳能板块今天涨了吗", "机器人概念股有哪些"):  # sectors, not 000591 / 300024
+              "太阳能板块今天涨了吗", "机器人概念股有哪些",  # sectors, not 000591 / 300024
+              "Is now a good time to invest?", "I guess the pool team did well"):  # NOW Inc …
         r = resolve(q)
         assert r.status == "none" and r.fields == {} and r.candidates == [], (q, r.message)
     assert "no instrument name or code" in resolve("今天天气怎么样？").message

@@ -52,10 +52,11 @@ def _ascii_word(ch: str) -> bool:
 # (*ST, ST, XD/XR/DR ex-rights, N/C first days) and suffixes (-U unprofitable, -W/-UW weighted
 # votes); Hong Kong's -W/-SW/-S/-B/-SS. The RMB/USD counters (-R, -U in Hong Kong) are other
 # instruments and keep their suffix.
-_CN_PREFIX = re.compile(r"^(?:\*st|st|xd|xr|dr|n|c)(?=[\u4e00-\u9fff])")
-_CN_SUFFIX = re.compile(r"-(?:u|w|uw)$")
-_HK_SUFFIX = re.compile(r"-(?:w|sw|s|b|ss)$")
-_CORPORATE = re.compile(r"[ ,]+(?:inc\.?|corp\.?|corporation|ltd\.?|limited|plc|co\.?)$")
+_CN_PREFIX = re.compile(r"^(?:\*st|st|xd|xr|dr|n|c)(?=[\u4e00-\u9fff])", re.I)
+_CN_SUFFIX = re.compile(r"-(?:u|w|uw)$", re.I)
+_HK_SUFFIX = re.compile(r"-(?:w|sw|s|b|ss)$", re.I)
+_CORPORATE = re.compile(r"[ ,]+(?:inc\.?|corp\.?|corporation|ltd\.?|limited|plc|co\.?)$",
+                        re.I)
 _SPACES = re.compile(r"\s+")
 # Right after a Chinese name, these make it part of a longer name the tables do not have (a
 # company's full name, a sector, a concept): the name alone is not what is asked about.
@@ -64,25 +65,39 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def name_keys(market: str, name: str) -> set[str]:
-    """The folded spellings a table's name is found under: the name itself (inner spaces of
-    Chinese names dropped: "金 融 街"), and the name without its listing markers."""
-    folded = fold(name).strip()
-    folded = _SPACES.sub("" if _CJK.search(folded) else " ", folded)
-    if not folded:
+    """The spellings a table's name is found under: the name itself (inner spaces of Chinese
+    names dropped: "金 融 街"), and the name without its listing markers. Folded to lower case,
+    except a Latin name of one word, which keeps the table's case: "NOW Inc" is found as "NOW",
+    never in "now is a good time"; "Pool", "Guess", "Team" are words before they are names."""
+    text = unicodedata.normalize("NFKC", name).strip()
+    text = _SPACES.sub("" if _CJK.search(text) else " ", text)
+    if not text:
         return set()
-    bare = folded
+    bare = text
     if market == "cn_stock":
-        bare = _CN_SUFFIX.sub("", _CN_PREFIX.sub("", folded))
+        bare = _CN_SUFFIX.sub("", _CN_PREFIX.sub("", text))
     elif market == "hk_stock":
-        bare = _HK_SUFFIX.sub("", folded)
-    elif market == "us_stock" and not _CJK.search(folded):
-        bare = _CORPORATE.sub("", folded)
-    keys = {folded}
+        bare = _HK_SUFFIX.sub("", text)
+    elif market == "us_stock" and not _CJK.search(text):
+        bare = _CORPORATE.sub("", text)
+    spellings = {text}
     # a name left with two characters by its markers is a word ("*ST比特" is not 比特币)
-    if bare != folded and len(bare) >= 3:
-        keys.add(bare)
-    # a key of one or two Latin letters or digits is a code's job, not a name's
-    return {k for k in keys if len(k) >= 2 and not (k.isascii() and len(k) < 3)}
+    if bare != text and len(bare) >= 3:
+        spellings.add(bare)
+    keys = set()
+    for spelling in spellings:
+        # one or two Latin letters or digits are a code's job, not a name's
+        if len(spelling) < 2 or (spelling.isascii() and len(spelling) < 3):
+            continue
+        keys.add(CASED + spelling if _one_latin_word(spelling) else spelling.lower())
+    return keys
+
+
+CASED = "\x00"  # marks a key that keeps its case (a one-word Latin name)
+
+
+def _one_latin_word(text: str) -> bool:
+    return text.isascii() and " " not in text
 
 
 class NameIndex:
@@ -93,6 +108,7 @@ class NameIndex:
         self.names: dict[str, list[Instrument]] = {}
         self.lengths: dict[str, tuple[int, ...]] = {}  # first character → key lengths, longest first
         self.codes: dict[str, dict[str, Instrument]] = {}  # market → table code → instrument
+        self.cased: dict[str, list[Instrument]] = {}  # one-word Latin names, case kept
         self.us_core: dict[str, list[Instrument]] = {}  # AAPL → 105.AAPL
         self.pairs: dict[str, Instrument] = {}  # "USD/CNY" → the CFETS row
         self.rows = 0
@@ -123,7 +139,10 @@ class NameIndex:
                 if market == "cny_onshore":
                     index.pairs[code.upper()] = inst
                 for k in name_keys(market, name) if name else ():
-                    index.names.setdefault(k, []).append(inst)
+                    if k.startswith(CASED):
+                        index.cased.setdefault(k[1:], []).append(inst)
+                    else:
+                        index.names.setdefault(k, []).append(inst)
             index.codes[market] = codes
         lengths: dict[str, set[int]] = {}
         for k in index.names:
@@ -154,6 +173,20 @@ class NameIndex:
                 if _LONGER.match(folded, end) and _CJK.match(folded, end - 1):
                     continue  # "中国石油化工" is not 中国石油, "太阳能板块" not 太阳能
                 hits.append(Hit(i, end, folded[i:end], tuple(found)))
+        return hits
+
+    def cased_hits(self, text: str) -> list[Hit]:
+        """One-word Latin names, as the table spells them, as whole words of the question
+        (NFKC, case kept; a possessive 's is not part of the word)."""
+        hits = []
+        for m in _LATIN_TOKEN.finditer(text):
+            word = m.group(0)
+            found = self.cased.get(word)
+            if found is None and word.endswith(("'s", "’s")):
+                word = word[:-2]
+                found = self.cased.get(word)
+            if found is not None:
+                hits.append(Hit(m.start(), m.start() + len(word), word, tuple(found)))
         return hits
 
     def code_hits(self, text: str) -> list[Hit]:
@@ -224,6 +257,8 @@ def _time_before(text: str, start: int) -> bool:
     return bool(before) and before[-1].isdigit()
 
 
+_LATIN_TOKEN = re.compile(r"(?<![0-9A-Za-z])[0-9A-Za-z](?:[0-9A-Za-z&.'’-]*[0-9A-Za-z])?"
+                          r"(?:['’]s)?(?![0-9A-Za-z])")
 # A number followed by a unit is an amount, a date or a count, never a code.
 _UNIT = r"元万亿年月日号倍%"
 _SIX = re.compile(r"(?<![0-9A-Za-z.])(?:(?P<px>SH|SZ|BJ|sh|sz|bj)[.:]?)?(?P<code>\d{6})"

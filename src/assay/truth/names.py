@@ -139,7 +139,7 @@ def texts(question: str) -> tuple[str, str]:
 
 def scan(question: str, index: NameIndex) -> _Found:
     text, folded = texts(question)
-    found = _Found(index.name_hits(folded) + index.code_hits(text))
+    found = _Found(index.name_hits(folded) + index.cased_hits(text) + index.code_hits(text))
     _vocabulary(folded, text, index, found)
     return found
 

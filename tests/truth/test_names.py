@@ -332,3 +332,15 @@ def test_recorded_tables_are_those_a_capture_gives(monkeypatch: pytest.MonkeyPat
     assert r.message == "'贵州茅台' → 贵州茅台 600519 (cn_stock); tables not read: cny_onshore"
     snap = asyncio.run(cap.fetch(Item("q", {"prompt": "贵州茅台最新股价", **r.fields})))
     assert (snap.status, snap.fields["last"]) == ("ok", "1455.0")
+
+
+def test_refresh_s_asks_the_provider_at_most_that_often(fresh: AkshareProvider,
+                                                        akshare_recorded: Akshare) -> None:
+    fresh.cache_s = 0  # the provider would fetch again on every call
+    resolver = use_tables("akshare", fresh, refresh_s=3600)
+    assert picked(resolve("贵州茅台")) == ("cn_stock", "600519")
+    assert picked(resolve("腾讯控股")) == ("hk_stock", "00700")
+    assert len(akshare_recorded.calls) == 8 and resolver.builds == 1
+    resolver.refresh_s = None  # follow the provider's window: every call asks again
+    resolve("贵州茅台")
+    assert len(akshare_recorded.calls) == 16 and resolver.builds == 1

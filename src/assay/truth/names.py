@@ -7,8 +7,8 @@ and nothing found is "none"."""
 
 from __future__ import annotations
 
-import asyncio
 import re
+import time
 import unicodedata
 from dataclasses import dataclass, field
 
@@ -53,11 +53,15 @@ class _Found:
 class Resolver:
     """Resolves questions against one table provider's tables: each table is fetched (and
     cached for the capture window) by the provider itself, and the name index is rebuilt only
-    when the provider hands back a different table."""
+    when the codes or names in them changed. `refresh_s` asks the provider at most that often
+    (names change far more rarely than prices); None asks it on every call, so the names
+    follow the provider's own window."""
 
-    def __init__(self, tables: TableProvider) -> None:
+    def __init__(self, tables: TableProvider, *, refresh_s: float | None = None) -> None:
         self.tables = tables
+        self.refresh_s = refresh_s
         self._seen: tuple[Table | None, ...] = ()
+        self._checked = 0.0
         self._index = NameIndex()
         self._missing: dict[str, str] = {}
         self._names = 0
@@ -65,6 +69,9 @@ class Resolver:
 
     async def index(self) -> tuple[NameIndex, dict[str, str]]:
         """The index over the current tables, and the markets whose table could not be read."""
+        if self._seen and self.refresh_s is not None and \
+                time.monotonic() - self._checked < self.refresh_s:
+            return self._index, self._missing
         current: list[Table | None] = []
         missing: dict[str, str] = {}
         for name in NAMED_MARKETS:
@@ -74,6 +81,8 @@ class Resolver:
                 current.append(None)
                 missing[name] = f"{type(exc).__name__}: {exc}".strip().rstrip(":")
         seen = tuple(current)
+        self._checked = time.monotonic()
+        # no await from here on: concurrent callers never build the same index twice
         if len(seen) != len(self._seen) or any(a is not b for a, b in zip(seen, self._seen,
                                                                            strict=True)):
             tables = {n: t.rows for n, t in zip(NAMED_MARKETS, seen, strict=True)
@@ -83,7 +92,7 @@ class Resolver:
             # index is rebuilt only when the codes and names changed
             names = fingerprint(tables, keys)
             if names != self._names:
-                self._index = await asyncio.to_thread(NameIndex.build, tables, keys)
+                self._index = NameIndex.build(tables, keys)
                 self._names = names
                 self.builds += 1
             self._seen, self._missing = seen, missing
@@ -324,29 +333,30 @@ def _stock_code(inst: Instrument, provider: str) -> str | None:
 _RESOLVERS: dict[str, Resolver] = {}
 
 
-def use_tables(provider: str, tables: TableProvider) -> Resolver:
+def use_tables(provider: str, tables: TableProvider, *,
+               refresh_s: float | None = None) -> Resolver:
     """Resolve `provider`'s questions against these tables (a run's own provider, so that one
     fetch per window serves the truth and the names; or recorded tables). The same tables
     again keep their resolver, and with it the index already built."""
     current = _RESOLVERS.get(provider)
     if current is not None and current.tables is tables:
+        current.refresh_s = refresh_s
         return current
-    resolver = Resolver(tables)
+    resolver = Resolver(tables, refresh_s=refresh_s)
     _RESOLVERS[provider] = resolver
     return resolver
 
 
 def resolver_for(provider: str) -> Resolver | None:
     """The resolver for a provider: the tables given with `use_tables` (a `Capture` gives its
-    own provider's), else AKShare's live tables (the only tables with instrument names; Wind,
-    Tushare and Yahoo have none). None for recorded tables nobody gave."""
+    own provider's), else AKShare's (the only tables with instrument names; Wind, Tushare and
+    Yahoo have none). None for recorded tables nobody gave."""
     found = _RESOLVERS.get(provider)
-    if found is None:
-        if provider == "snapshot":
-            return None
-        found = _RESOLVERS.get("akshare") or use_tables("akshare", AkshareProvider())
-        _RESOLVERS[provider] = found
-    return found
+    if found is not None:
+        return found
+    if provider == "snapshot":
+        return None
+    return _RESOLVERS.get("akshare") or use_tables("akshare", AkshareProvider())
 
 
 async def resolve_question(question: str, *, provider: str = "akshare") -> Resolution:

@@ -190,6 +190,10 @@ def test_bond_tenors(tables: AkshareProvider) -> None:
             {"CGB10Y", "CGB30Y"}, q
     spread = resolve("中美10年期国债利差")
     assert spread.status == "none" and "China–US" in spread.message
+    # a bond the tables have beside one they have not: not taken for the question's
+    both = resolve("中国10年期国债和美国10年期国债的利差")
+    assert both.status == "ambiguous" and [c["code"] for c in both.candidates] == ["CGB10Y"]
+    assert "and also '美国10年期国债': no provider table has US Treasury yields" in both.message
 
 
 def test_a_name_inside_a_longer_name() -> None:

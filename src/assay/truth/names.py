@@ -121,14 +121,17 @@ def decide(question: str, index: NameIndex, missing: dict[str, str] | None = Non
         why = "; ".join(found.notes) or "no instrument name or code of the tables is in the " \
             "question"
         return Resolution("none", {}, [], why + unread)
+    listed = ", ".join(f"{c['name']} {c['code']} ({c['market']}, from {c['matched']!r})"
+                       for c in candidates)
     if len(chosen) > 1:
-        listed = ", ".join(f"{c['name']} {c['code']} ({c['market']}, from {c['matched']!r})"
-                           for c in candidates)
         listed_twice = any(len({i.market for i in h.instruments} & set(STOCK_MARKETS)) > 1
                            for h in hits)
         hint = " — say A股/港股/美股 or give the code" if listed_twice else ""
         return Resolution("ambiguous", {}, candidates,
                           f"{len(chosen)} instruments match: {listed}{hint}{unread}")
+    if found.notes:  # the question also names something no table has: which one is asked?
+        return Resolution("ambiguous", {}, candidates,
+                          f"{listed}, and also {'; '.join(found.notes)}{unread}")
     inst, text = next(iter(chosen.values()))
     fields = provider_fields(inst, provider)
     if fields is None:

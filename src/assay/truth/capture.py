@@ -20,10 +20,8 @@ from assay.core.text import safe_value
 from assay.core.types import Item, TruthSnapshot
 
 from .base import Provider, failed
-from .names import use_tables
 from .registry import make_provider
 from .routing import route
-from .tables import TableProvider
 
 
 @dataclass
@@ -77,9 +75,14 @@ class Capture:
             options["cache_s"] = min(float(options.get("cache_s", 30.0)), cfg.window_s)
         self.provider: Provider = make_provider(
             cfg.provider, snapshots=cfg.snapshots, date=cfg.date, **options)
+        # questions that name their instrument (assay watch) are resolved against these same
+        # tables: one fetch per window serves the names and the truth (imported here, so that
+        # `import assay.truth.capture` stays light for commands that never fetch)
+        from .tables import TableProvider
+
         if isinstance(self.provider, TableProvider):
-            # questions that name their instrument (assay watch) are resolved against these
-            # same tables: one fetch per window serves the names and the truth
+            from .names import use_tables
+
             use_tables(cfg.provider, self.provider)
 
     async def fetch(self, item: Item) -> TruthSnapshot:

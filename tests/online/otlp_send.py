@@ -89,10 +89,10 @@ def as_json(spans: list[S], service: str = "quote-agent") -> bytes:
             for s in spans]}]}]}).encode()
 
 
-def post(endpoint: str, body: bytes, content_type: str = "application/x-protobuf"
-         ) -> tuple[int, bytes]:
+def post(endpoint: str, body: bytes, content_type: str = "application/x-protobuf",
+         **headers: str) -> tuple[int, bytes]:
     req = urllib.request.Request(endpoint, data=body, method="POST",
-                                 headers={"Content-Type": content_type})
+                                 headers={"Content-Type": content_type, **headers})
     try:
         with urllib.request.urlopen(req, timeout=30) as r:
             return r.status, r.read()

@@ -4,20 +4,23 @@ online items, spec errors."""
 
 from __future__ import annotations
 
+import gzip
 import time
 from pathlib import Path
 
 import pytest
 
 from assay.core.errors import ConfigError
+from assay.online import watch as watch_module
 from assay.online.spec import load_watch_spec
 from assay.online.watch import sampled
-from assay.store import repo
-from tests.online.otlp_send import S, agent_trace, as_json, new_id, post, send
+from assay.store import online, repo
+from tests.conftest import ROOT
+from tests.online.otlp_send import S, agent_trace, as_json, new_id, post, request, send
 from tests.online.watching import Watching
 from tests.openai_server import OpenAIServer
 
-SNAPSHOTS = Path("/work/shared/data/finsearchcomp/market_snapshots")
+SNAPSHOTS = ROOT / "examples" / "data" / "market_snapshots"  # the sample's recorded rows
 
 
 def write_spec(tmp_path: Path, body: str, name: str = "watch.yaml") -> Path:
@@ -39,18 +42,23 @@ def test_json_and_protobuf_requests_and_spans_out_of_order(tmp_path: Path, db_ur
     send(w.endpoint, two[:1])  # the child first, in its own request; the root later
     time.sleep(0.3)
     send(w.endpoint, two[1:])
+    three = agent_trace("上证指数?", "3900点")  # OTEL_EXPORTER_OTLP_COMPRESSION=gzip
+    status, _ = post(w.endpoint, gzip.compress(request(three).SerializeToString()),
+                     **{"Content-Encoding": "gzip"})
+    assert status == 200
     status, body = post(w.endpoint, b"not protobuf at all")
     assert status == 400 and b"does not decode" in body
     status, body = post(w.endpoint, b"{}", "text/plain")
     assert status == 400 and b"unsupported content type 'text/plain'" in body
-    w.wait_evaluated(2)
+    w.wait_evaluated(3)
     result = w.stop()
     c = result.counters
-    assert (c.evaluated, c.traces, c.bad_requests, c.requests, c.spans) == (2, 2, 2, 5, 4)
+    assert (c.evaluated, c.traces, c.bad_requests, c.requests, c.spans) == (3, 3, 2, 6, 6)
     items = repo.get_items(w.engine, f"online:{w.run_id}")
     assert {it.id: (it.fields["prompt"], it.fields["response"]) for it in items.values()} == {
         one[0].trace_id: ("贵州茅台最新价?", "1455.00元"),
-        two[0].trace_id: ("腾讯控股最新价?", "600港元")}
+        two[0].trace_id: ("腾讯控股最新价?", "600港元"),
+        three[0].trace_id: ("上证指数?", "3900点")}
     it = items[one[0].trace_id]
     assert it.fields["answered_at"] == "2023-11-14T22:13:21+00:00"  # the root span's end
     assert it.fields["response_reference"] == "必答点：latest price\n精度要求：仅允许四舍五入误差"
@@ -119,17 +127,17 @@ def test_backpressure_drops_are_counted(tmp_path: Path, db_url: str,
                       "max_retries: 0}\n", "utf-8")
     w = Watching(db_url, write_spec(tmp_path, 'evaluators: ["coze-quality@judge"]\n'
                                     "queue: 4\nconcurrency: 1\n"), models_file=models).start()
-    for i in range(30):
-        send(w.endpoint, agent_trace(f"q{i}", "a"))
+    # one export request of 30 traces: they complete together and meet a queue of 4
+    send(w.endpoint, [s for i in range(30) for s in agent_trace(f"q{i}", "a")])
     w.wait_evaluated(30)
     c = w.stop().counters
-    assert c.dropped > 0
-    assert c.evaluated + c.dropped + c.dropped_at_stop == 30
-    assert c.evaluated <= 4 + 2  # the queue, the one in flight, and one taken while full
+    assert c.evaluated + c.dropped == 30 and c.dropped_at_stop == 0
+    assert 2 <= c.evaluated <= 4  # half the queue surely, the rest by a falling chance
     assert len(repo.list_results(w.engine, w.run_id)) == c.evaluated
 
 
-def test_restart_resumes_the_same_online_run(tmp_path: Path, db_url: str) -> None:
+def test_restart_resumes_the_same_online_run(tmp_path: Path, db_url: str,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
     path = write_spec(tmp_path, RUBRIC)
     w = Watching(db_url, path).start()
     first = [agent_trace("q1", "a1"), agent_trace("q2", "a2")]
@@ -144,7 +152,14 @@ def test_restart_resumes_the_same_online_run(tmp_path: Path, db_url: str) -> Non
     again.wait_evaluated(3)
     time.sleep(0.3)
     c = again.stop().counters
-    assert (c.evaluated, c.late_spans) == (3, 2)
+    assert (c.evaluated, c.late_spans, c.duplicates) == (3, 2, 0)
+    # a trace older than what the watcher remembers is found in the store: not taken twice
+    monkeypatch.setattr(watch_module, "REMEMBER", 1)
+    third = Watching(db_url, path).start()
+    send(third.endpoint, first[1])
+    time.sleep(0.5)
+    c = third.stop().counters
+    assert (c.evaluated, c.duplicates) == (3, 1)
     items = repo.get_items(again.engine, f"online:{w.run_id}")
     assert sorted(it.fields["prompt"] for it in items.values()) == ["q1", "q2", "q3"]
     assert sorted(it.line for it in items.values()) == [1, 2, 3]
@@ -171,6 +186,9 @@ def test_ground_truth_at_answer_time_and_without_a_resolver(tmp_path: Path,
     truth = {t["item_id"]: t for t in repo.list_truth(w.engine, w.run_id)}
     t = truth[known[0].trace_id]
     assert (t["instrument"], t["status"]) == ("600519", "ok")
+    over = online.score_over_time(w.engine, w.run_id, "hour")
+    assert (sum(b["results"] for b in over), sum(b["scored"] for b in over)) == (2, 1)
+    assert [b["mean"] for b in over if b["scored"]] == [1.0]
     # the answer time is the trace's, not the time of the evaluation
     assert t["answered_at"].replace(tzinfo=None).isoformat() == "2023-11-14T22:13:21"
     # no instrument, no truth: the result says why (the pipeline's status for a missing truth)
@@ -193,3 +211,53 @@ def test_spec_errors_name_file_line_and_field(tmp_path: Path, body: str, message
     with pytest.raises(ConfigError) as exc:
         load_watch_spec(write_spec(tmp_path, body))
     assert message in str(exc.value) and str(exc.value).startswith(str(tmp_path))
+
+
+def test_instruments_resolved_from_the_question(tmp_path: Path, db_url: str,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The resolver's interface (assay.truth.names.resolve_question → Resolution), as the
+    watcher uses it: a resolved name gives the item its ticker fields and the truth is read;
+    an ambiguous one gives no truth, its candidates recorded. The resolver itself (its own
+    helper's module, tested with its tables there) is stood in for by the documented interface,
+    so this test checks the watcher's side of it alone."""
+    import sys
+    import types
+    from dataclasses import dataclass, field
+
+    @dataclass
+    class Resolution:
+        status: str
+        fields: dict[str, object] = field(default_factory=dict)
+        candidates: list[dict[str, object]] = field(default_factory=list)
+        message: str = ""
+
+    async def resolve_question(question: str, *, provider: str) -> Resolution:
+        assert provider == "snapshot"
+        if "贵州茅台" in question:
+            return Resolution("resolved", {"akshare_ticker": "600519", "tags": ["Stock"]})
+        return Resolution("ambiguous", candidates=[{"code": "00700"}, {"code": "TCEHY"}],
+                          message="腾讯 names several instruments")
+
+    names = types.ModuleType("assay.truth.names")
+    names.resolve_question = resolve_question  # type: ignore[attr-defined]
+    # a Capture hands its table provider to the resolver (truth.names.use_tables)
+    names.use_tables = lambda provider, tables, **kw: None  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "assay.truth.names", names)
+    w = Watching(db_url, write_spec(tmp_path, RUBRIC + f"ground_truth: snapshot:{SNAPSHOTS}\n")
+                 ).start()
+    moutai = agent_trace("贵州茅台最新价是多少?", "贵州茅台最新价1455.00元")
+    tencent = agent_trace("腾讯最新价是多少?", "600港元")
+    send(w.endpoint, moutai)
+    send(w.endpoint, tencent)
+    w.wait_evaluated(2)
+    w.stop()
+    res = {r["item_id"]: r for r in repo.list_results(w.engine, w.run_id)}
+    assert (res[moutai[0].trace_id]["status"], res[moutai[0].trace_id]["score"]) == \
+        ("scored", 1.0)
+    items = repo.get_items(w.engine, f"online:{w.run_id}")
+    assert items[moutai[0].trace_id].fields["akshare_ticker"] == "600519"
+    note = items[tencent[0].trace_id].fields["instrument_resolution"]
+    assert note == {"status": "ambiguous", "message": "腾讯 names several instruments",
+                    "candidates": [{"code": "00700"}, {"code": "TCEHY"}]}
+    assert "akshare_ticker" not in items[tencent[0].trace_id].fields
+    assert res[tencent[0].trace_id]["score"] is None

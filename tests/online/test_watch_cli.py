@@ -55,3 +55,10 @@ evaluators: [finance-rubric]
     p.send_signal(signal.SIGINT)
     p.communicate(timeout=60)
     assert p.returncode == 0
+    for args in (["retry", run_id], ["run", "--resume", run_id]):
+        r = subprocess.run([ASSAY, *args], cwd=tmp_path, capture_output=True, text=True,
+                           timeout=120, check=False)
+        assert r.returncode != 0
+        assert f"run '{run_id}' is an online run (assay watch): restart `assay watch SPEC`" \
+            in r.stderr and "Traceback" not in r.stderr
+    assert db.execute("SELECT count(*) FROM results").fetchone() == (1,)

@@ -37,11 +37,18 @@ def run_spec(*, spec: Path | None, resume: str | None, limit: int | None,
     return _execute(engine, loaded, overrides, resume, use_cache, models_file, db, quiet)
 
 
+def online_only(run_id: str) -> str:
+    return (f"run '{run_id}' is an online run (assay watch): restart `assay watch SPEC` with "
+            "its spec to continue it; nothing was changed")
+
+
 def retry_run(run_id: str, *, models_file: Path | None, db: str | None, quiet: bool) -> int:
     engine = open_engine(db)
     row = repo.get_run(engine, run_id)
     if row is None:
         raise ConfigError(f"no run '{run_id}' in this store")
+    if row["kind"] == "online":
+        raise ConfigError(online_only(run_id))
     if row["status"] == "running":
         raise ConfigError(f"run '{run_id}' is marked running; if its process is gone, "
                           f"continue it with assay run --resume {run_id}")

@@ -21,6 +21,7 @@ class Counters:
     dropped_waiting: int = 0  # too many incomplete traces waiting: the oldest given up
     dropped_at_stop: int = 0  # received, not evaluated when the watch stopped (not resumed)
     late_spans: int = 0  # spans of a trace already handed on
+    duplicates: int = 0  # complete traces the run already holds (sent again), not taken twice
     unknown: int = 0  # traces of an unknown shape: stored with the reason, not scored
     failed: int = 0  # traces whose evaluation raised (the reason below)
     evaluated: int = 0

@@ -130,12 +130,14 @@ def _tool_call(s: SpanIn) -> dict[str, Any]:
             "start_ns": s.start_ns, "end_ns": s.end_ns}
 
 
-def _indexed(a: dict[str, Any], prefix: str) -> list[tuple[str | None, str | None]]:
-    """OpenInference's flattened messages: `llm.input_messages.0.message.role` …"""
+def _indexed(a: dict[str, Any], prefix: str, role: str = ROLE, content: str = CONTENT
+             ) -> list[tuple[str | None, str | None]]:
+    """Flattened messages: OpenInference's `llm.input_messages.0.message.role` …, or (with
+    `role`/`content` given) OpenLLMetry's `gen_ai.prompt.0.role` …"""
     out: list[tuple[str | None, str | None]] = []
     i = 0
-    while f"{prefix}.{i}.{ROLE}" in a or f"{prefix}.{i}.{CONTENT}" in a:
-        out.append((a.get(f"{prefix}.{i}.{ROLE}"), a.get(f"{prefix}.{i}.{CONTENT}")))
+    while f"{prefix}.{i}.{role}" in a or f"{prefix}.{i}.{content}" in a:
+        out.append((a.get(f"{prefix}.{i}.{role}"), a.get(f"{prefix}.{i}.{content}")))
         i += 1
     return out
 
@@ -144,7 +146,7 @@ def _user_message(s: SpanIn) -> str | None:
     a = s.attributes
     msgs = _indexed(a, IN_MSGS) or _gen_ai_messages(a.get(GA.GEN_AI_INPUT_MESSAGES))
     if not msgs:
-        msgs = _indexed(a, GA.GEN_AI_PROMPT)  # OpenLLMetry: gen_ai.prompt.0.role/content
+        msgs = _indexed(a, GA.GEN_AI_PROMPT, "role", "content")  # OpenLLMetry
     if not msgs:
         msgs = [("user", _event_content(e)) for e in s.events if e["name"] in USER_EVENTS]
     if not msgs and INPUT in a:
@@ -156,7 +158,7 @@ def _assistant_message(s: SpanIn) -> str | None:
     a = s.attributes
     msgs = _indexed(a, OUT_MSGS) or _gen_ai_messages(a.get(GA.GEN_AI_OUTPUT_MESSAGES))
     if not msgs:
-        msgs = _indexed(a, GA.GEN_AI_COMPLETION)
+        msgs = _indexed(a, GA.GEN_AI_COMPLETION, "role", "content")
     if not msgs:
         msgs = [("assistant", _event_content(e)) for e in s.events if e["name"] in CHOICE_EVENTS]
     return next((c for role, c in reversed(msgs) if role in (None, "assistant") and c), None)

@@ -22,9 +22,9 @@ import re
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -49,14 +49,15 @@ from assay.truth.capture import Capture, TruthConfig
 from . import instruments
 from .assemble import Assembler
 from .counters import Counters
+from .items import agent_row, item_fields, matches, sampled
 from .otlp_in import SpanIn, decode
-from .reading import OI_KIND, Reading, read_trace, root_of
+from .reading import read_trace
 from .spec import WatchSpec
 
 TARGET = "agent"
 MAX_BODY = 32 * 1024 * 1024
 SAVE_EVERY_S = 1.0
-SKIPPED = ("input.", "output.", "llm.", "gen_ai.")  # already read into the item
+REMEMBER = 20_000  # trace ids kept in memory against resends; older ones are looked up
 
 
 @dataclass
@@ -75,13 +76,6 @@ def run_id_for(name: str) -> str:
     if slug == name:
         return f"o-{slug}"
     return f"o-{slug}-{hashlib.sha1(name.encode()).hexdigest()[:8]}"
-
-
-def sampled(seed: int, trace_id: str, fraction: float) -> bool:
-    if fraction >= 1.0:
-        return True
-    h = hashlib.blake2b(f"{seed}:{trace_id}".encode(), digest_size=8).digest()
-    return int.from_bytes(h, "big") / 2**64 < fraction
 
 
 class OnlineTarget:
@@ -173,14 +167,15 @@ async def _watch(engine: Engine, spec: WatchSpec, run_id: str, existing: dict[st
         service = _Service(engine, spec, run_id, did, pipeline, writer, counters, capture,
                            stop)
         if existing is not None:
-            service.assembler.seen(online.recent_item_ids(engine, run_id, 20_000))
+            service.assembler.seen(online.recent_item_ids(engine, run_id, REMEMBER))
             service.line = online.last_line(engine, run_id)
         status = "failed"
         try:
-            port = await service.start()
-            if on_ready is not None:
-                on_ready(run_id, port, existing is not None)
-            await _until_stopped(stop)
+            with _signals_set(stop):  # before the ready line: a Ctrl-C right after it counts
+                port = await service.start()
+                if on_ready is not None:
+                    on_ready(run_id, port, existing is not None)
+                await stop.wait()
             await service.stop()
             if service.failure is not None:
                 raise service.failure
@@ -214,7 +209,9 @@ def _check_same(run_id: str, before: dict[str, Any], now: dict[str, Any]) -> Non
                           "online run")
 
 
-async def _until_stopped(stop: asyncio.Event) -> None:
+@contextmanager
+def _signals_set(stop: asyncio.Event) -> Iterator[None]:
+    """SIGINT and SIGTERM set `stop` (in the main thread: signals are only delivered there)."""
     loop = asyncio.get_running_loop()
     handled: list[signal.Signals] = []
     if threading.current_thread() is threading.main_thread():
@@ -225,7 +222,7 @@ async def _until_stopped(stop: asyncio.Event) -> None:
             except (NotImplementedError, RuntimeError):
                 pass
     try:
-        await stop.wait()
+        yield
     finally:
         for sig in handled:
             loop.remove_signal_handler(sig)
@@ -249,7 +246,7 @@ class _Service:
         self.target = OnlineTarget()
         self.queue: asyncio.Queue[list[SpanIn] | None] = asyncio.Queue()
         self.assembler = Assembler(quiet_s=spec.quiet_s, orphan_s=spec.orphan_s,
-                                   max_traces=max(1000, 10 * spec.queue))
+                                   max_traces=max(1000, 10 * spec.queue), remember=REMEMBER)
         self.rng = random.Random(spec.seed)
         self.line = 0
         self.port = 0
@@ -331,8 +328,15 @@ class _Service:
         while True:
             await asyncio.sleep(tick)
             now = time.monotonic()
-            for spans in self.assembler.due(now):
-                self._admit(spans)
+            due = self.assembler.due(now)
+            if due:
+                stored = online.stored_items(self.engine, self.run_id,
+                                             [spans[0].trace_id for spans in due])
+                for spans in due:
+                    if spans[0].trace_id in stored:
+                        self.counters.duplicates += 1
+                    else:
+                        self._admit(spans)
             if self.writer.due():
                 self.writer.flush()
             self.pipeline.tallies.clear()  # the summary is read back from the store
@@ -349,7 +353,7 @@ class _Service:
     def _admit(self, spans: list[SpanIn]) -> None:
         c = self.counters
         c.traces += 1
-        if self.spec.filter and not _matches(spans, self.spec.filter):
+        if self.spec.filter and not matches(spans, self.spec.filter):
             c.filtered_out += 1
             return
         if not sampled(self.spec.seed, spans[0].trace_id, self.spec.sample):
@@ -382,8 +386,8 @@ class _Service:
         reading = read_trace(spans)
         tid = spans[0].trace_id
         self.line += 1
-        fields = self._fields(reading, spans)
-        agent = [_agent_row(self.run_id, tid, s) for s in spans]
+        fields = item_fields(reading, spans, self.reference)
+        agent = [agent_row(self.run_id, tid, s) for s in spans]
         if reading.unknown is not None:
             self.counters.unknown += 1
             self.counters.note(f"trace {tid}: {reading.unknown}")
@@ -411,58 +415,3 @@ class _Service:
                                   "line": self.line, "fields": fields,
                                   "label": label[:255] if isinstance(label, str) else None})
 
-    def _fields(self, r: Reading, spans: list[SpanIn]) -> dict[str, Any]:
-        root = r.root or spans[0]
-        answered = r.answered_at_ns / 1e9 if r.answered_at_ns else None
-        fields: dict[str, Any] = {
-            "prompt": r.question, "input": r.question, "response": r.answer,
-            "trace_id": root.trace_id, "service": root.resource.get("service.name"),
-            "answered_at": datetime.fromtimestamp(answered, UTC).isoformat()
-            if answered else None, "answered_at_s": answered,
-            "conventions": r.conventions, "spans": len(spans),
-            "model_calls": [_times(m) for m in r.model_calls],
-            "tool_calls": [_times(t) for t in r.tool_calls]}
-        if self.reference is not None:
-            fields["response_reference"] = self.reference
-        # the root span's own short attributes, as `span.NAME` fields: an agent that knows its
-        # instrument can say so (`truth: {field: span.quote.code}`), and filters can read them
-        for k, v in root.attributes.items():
-            if isinstance(v, str | int | float | bool) and not k.startswith(SKIPPED) \
-                    and len(str(v)) <= 256:
-                fields[f"span.{k}"] = v
-        return fields
-
-
-def _times(call: dict[str, Any]) -> dict[str, Any]:
-    out = {k: v for k, v in call.items() if not k.endswith("_ns")}
-    out["start"] = call["start_ns"] / 1e9
-    out["end"] = call["end_ns"] / 1e9
-    return out
-
-
-def _matches(spans: list[SpanIn], flt: dict[str, list[Any]]) -> bool:
-    """Every filter key matches the trace's resource or its root span's attributes."""
-    root = root_of(spans) or spans[0]
-    for key, allowed in flt.items():
-        value = root.resource.get(key, root.attributes.get(key))
-        if value not in allowed and str(value) not in {str(a) for a in allowed}:
-            return False
-    return True
-
-
-def _agent_row(run_id: str, item_id: str, s: SpanIn) -> dict[str, Any]:
-    """An agent's span as the store keeps spans: kind `agent.<kind>` (OpenInference span kind,
-    else the GenAI operation, else `span`), beside Assay's own spans of the sample."""
-    a = s.attributes
-    kind = str(a.get(OI_KIND) or a.get("gen_ai.operation.name") or "span").lower()
-    attrs: dict[str, Any] = {"agent": True, "service.name": s.resource.get("service.name"),
-                             "scope": s.scope, **a}
-    if s.events:
-        attrs["events"] = s.events
-    if s.status_message:
-        attrs["status_message"] = s.status_message
-    return {"span_id": s.span_id, "trace_id": s.trace_id, "parent_id": s.parent_id,
-            "run_id": run_id, "item_id": item_id, "kind": f"agent.{kind}"[:32],
-            "name": s.name[:255] or "(unnamed)", "start_at": s.start_ns / 1e9,
-            "end_at": s.end_ns / 1e9 if s.end_ns else None,
-            "status": "error" if s.status == 2 else "ok", "attributes": attrs}

@@ -37,6 +37,9 @@ def load_prior(engine: Engine, run_id: str) -> Prior:
     if row is None:
         raise ConfigError(f"no run '{run_id}' in this store (see assay runs)")
     manifest = row["manifest"] or {}
+    if row["kind"] == "online":  # its spec is a watch spec, its samples come from traces
+        raise ConfigError(f"run '{run_id}' is an online run (assay watch): restart `assay "
+                          "watch SPEC` with its spec to continue it")
     if "spec" not in manifest:
         raise ConfigError(f"run '{run_id}' was stored by an older Assay without its spec; "
                           "it cannot be resumed")

@@ -7,10 +7,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine, func, insert, select
+from sqlalchemy import Engine, Integer, and_, case, cast, func, insert, select
 
 from .repo import now
-from .rows import aware
 from .schema import answers, datasets, items, results, runs
 
 BUCKETS = {"minute": 60, "hour": 3600}
@@ -46,35 +45,45 @@ def recent_item_ids(engine: Engine, run_id: str, limit: int) -> list[str]:
             .order_by(items.c.line.desc()).limit(limit))]
 
 
+def stored_items(engine: Engine, run_id: str, item_ids: list[str]) -> set[str]:
+    """Which of these traces the run already holds (an exporter resending one the watcher no
+    longer remembers): one query for a batch of traces."""
+    if not item_ids:
+        return set()
+    with engine.connect() as conn:
+        return {r[0] for r in conn.execute(select(items.c.item_id).where(
+            items.c.dataset_id == dataset_id(run_id), items.c.item_id.in_(item_ids)))}
+
+
 def last_line(engine: Engine, run_id: str) -> int:
     with engine.connect() as conn:
         return int(conn.execute(select(func.max(items.c.line)).where(
             items.c.dataset_id == dataset_id(run_id))).scalar() or 0)
 
 
-def score_over_time(engine: Engine, run_id: str, bucket: str = "minute"
-                    ) -> list[dict[str, Any]]:
-    """Per evaluator and minute (or hour): results, scored, mean score — from the results'
-    times, which are the times the samples were evaluated."""
+def score_over_time(engine: Engine, run_id: str, bucket: str = "minute",
+                    buckets: int = 240) -> list[dict[str, Any]]:
+    """Per evaluator and minute (or hour) of the last `buckets`: results, scored, mean score —
+    by the results' times (when the samples were evaluated), grouped in SQL, so a page polled
+    every few seconds reads a few hundred rows, not every result of a long run."""
     step = BUCKETS[bucket]
+    if engine.dialect.name == "sqlite":
+        epoch: Any = cast(func.strftime("%s", results.c.created_at), Integer)
+    else:
+        epoch = cast(func.floor(func.extract("epoch", results.c.created_at)), Integer)
+    at = (epoch // step * step).label("at")  # floor division in SQL on either database
+    scored = and_(results.c.status == "scored", results.c.score.is_not(None))
+    cutoff = datetime.fromtimestamp((int(now().timestamp()) // step - buckets + 1) * step, UTC)
+    q = (select(results.c.evaluator, at, func.count().label("n"),
+                func.sum(case((scored, 1), else_=0)).label("scored"),
+                func.avg(case((scored, results.c.score), else_=None)).label("mean"))
+         .where(results.c.run_id == run_id, results.c.created_at >= cutoff)
+         .group_by(results.c.evaluator, at).order_by(at, results.c.evaluator))
     with engine.connect() as conn:
-        rows = conn.execute(select(results.c.evaluator, results.c.created_at, results.c.status,
-                                   results.c.score).where(results.c.run_id == run_id)).all()
-    acc: dict[tuple[str, int], list[float]] = {}
-    counts: dict[tuple[str, int], int] = {}
-    for evaluator, at, status, score in rows:
-        t = int(aware(at).timestamp()) // step * step
-        key = (evaluator, t)
-        counts[key] = counts.get(key, 0) + 1
-        if status == "scored" and score is not None:
-            acc.setdefault(key, []).append(float(score))
-    out = []
-    for (evaluator, t), n in sorted(counts.items(), key=lambda kv: (kv[0][1], kv[0][0])):
-        scores = acc.get((evaluator, t), [])
-        out.append({"evaluator": evaluator, "at": datetime.fromtimestamp(t, UTC).isoformat(),
-                    "results": n, "scored": len(scores),
-                    "mean": round(sum(scores) / len(scores), 4) if scores else None})
-    return out
+        rows = conn.execute(q).all()
+    return [{"evaluator": r.evaluator, "at": datetime.fromtimestamp(int(r.at), UTC).isoformat(),
+             "results": int(r.n), "scored": int(r.scored or 0),
+             "mean": round(float(r.mean), 4) if r.mean is not None else None} for r in rows]
 
 
 def latest_samples(engine: Engine, run_id: str, limit: int = 20) -> list[dict[str, Any]]:

@@ -25,9 +25,12 @@ from assay.store import repo
 from assay.store.db import Engine
 
 from . import queries, security
+from .online import online_view
 
 HERE = Path(__file__).parent
 CSS = (report_html.TEMPLATES / "assay.css").read_text("utf-8")
+ONLINE_JS = (HERE / "static" / "online.js").read_text("utf-8")
+ONLINE_POLL_MS = 3000
 
 
 class ReviewIn(BaseModel):
@@ -78,6 +81,10 @@ def create_app(engine: Engine, *, token: str | None = None,
     def css() -> Response:
         return Response(CSS, media_type="text/css")
 
+    @app.get("/static/online.js", include_in_schema=False)
+    def online_js() -> Response:
+        return Response(ONLINE_JS, media_type="text/javascript")
+
     @app.get("/api", response_class=HTMLResponse, include_in_schema=False)
     def api_docs() -> HTMLResponse:
         return page("api.html.j2", schema=app.openapi())
@@ -99,6 +106,11 @@ def create_app(engine: Engine, *, token: str | None = None,
                    "label": label or "", "score": score or ""}
         return page("run.html.j2", s=summary, data=data, filters=filters,
                     labels=queries.labels(engine, run_id))
+
+    @app.get("/runs/{run_id}/online", response_class=HTMLResponse, include_in_schema=False)
+    def online_page(run_id: str, bucket: str = "minute") -> HTMLResponse:
+        return page("online.html.j2", v=online_view(engine, run_id, bucket),
+                    every_ms=ONLINE_POLL_MS)
 
     @app.get("/runs/{run_id}/items/{item_id:path}", response_class=HTMLResponse,
              include_in_schema=False)
@@ -144,6 +156,11 @@ def create_app(engine: Engine, *, token: str | None = None,
     @app.get("/api/runs/{run_id}")
     def api_run(run_id: str) -> dict[str, Any]:
         return queries.run_summary(engine, run_id)
+
+    @app.get("/api/runs/{run_id}/online")
+    def api_online(run_id: str, bucket: str = "minute") -> dict[str, Any]:
+        """An online run (assay watch): counters, score over time, latest samples."""
+        return online_view(engine, run_id, bucket)
 
     @app.get("/api/runs/{run_id}/results")
     def api_results(run_id: str, evaluator: str | None = None, status: str | None = None,

@@ -348,3 +348,19 @@ def test_refresh_s_asks_the_provider_at_most_that_often(fresh: AkshareProvider,
     resolver.refresh_s = None  # follow the provider's window: every call asks again
     resolve("贵州茅台")
     assert len(akshare_recorded.calls) == 16 and resolver.builds == 1
+
+
+def test_global_index_repeats_yield_to_the_home_table_and_cfets_pairs_route(
+        akshare_recorded: Akshare) -> None:
+    import pandas as pd
+
+    repeat = pd.DataFrame([{"代码": "HSI", "名称": "恒生指数", "最新价": 1.0},
+                           {"代码": "SPX", "名称": "标普500", "最新价": 6664.01}])
+    akshare_recorded.set("index_global_spot_em", lambda **kw: repeat)
+    provider = AkshareProvider(min_interval_s=0)
+    hsi = asyncio.run(provider.fetch("HSI", "index"))
+    assert (hsi.status, hsi.market, hsi.fields["last"]) == ("ok", "h_index", "25247.1")
+    assert asyncio.run(provider.fetch("SPX", "index")).market == "global_idx"
+    assert route("akshare", {"akshare_ticker": "EUR/CNY", "tags": "汇率"}).market == \
+        "cny_onshore"
+    assert route("akshare", {"akshare_ticker": "EURUSD", "tags": "汇率"}).market == "fx"

@@ -12,7 +12,6 @@ import pytest
 
 from assay.core.errors import ConfigError
 from assay.online import watch as watch_module
-from assay.online.instruments import MISSING
 from assay.online.spec import load_watch_spec
 from assay.online.watch import sampled
 from assay.store import online, repo
@@ -195,9 +194,10 @@ def test_ground_truth_at_answer_time_and_without_a_resolver(tmp_path: Path,
     # no instrument, no truth: the result says why (the pipeline's status for a missing truth)
     assert (res[unnamed[0].trace_id]["status"], res[unnamed[0].trace_id]["reason"]) == \
         ("error", "ground truth unavailable: the item has no span.quote.code")
+    # the name in the question is resolved (truth.names), but this spec routes by its own field
     item = repo.get_items(w.engine, f"online:{w.run_id}")[unnamed[0].trace_id]
-    assert item.fields["instrument_resolution"] == {"status": None, "message": MISSING,
-                                                    "candidates": []}
+    assert item.fields["instrument_resolution"]["status"] == "resolved"
+    assert item.fields["akshare_ticker"] == "600519"
 
 
 @pytest.mark.parametrize(("body", "message"), [
@@ -240,6 +240,8 @@ def test_instruments_resolved_from_the_question(tmp_path: Path, db_url: str,
 
     names = types.ModuleType("assay.truth.names")
     names.resolve_question = resolve_question  # type: ignore[attr-defined]
+    # a Capture hands its table provider to the resolver (truth.names.use_tables)
+    names.use_tables = lambda provider, tables, **kw: None  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "assay.truth.names", names)
     w = Watching(db_url, write_spec(tmp_path, RUBRIC + f"ground_truth: snapshot:{SNAPSHOTS}\n")
                  ).start()

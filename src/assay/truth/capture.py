@@ -75,6 +75,15 @@ class Capture:
             options["cache_s"] = min(float(options.get("cache_s", 30.0)), cfg.window_s)
         self.provider: Provider = make_provider(
             cfg.provider, snapshots=cfg.snapshots, date=cfg.date, **options)
+        # questions that name their instrument (assay watch) are resolved against these same
+        # tables: one fetch per window serves the names and the truth (imported here, so that
+        # `import assay.truth.capture` stays light for commands that never fetch)
+        from .tables import TableProvider
+
+        if isinstance(self.provider, TableProvider):
+            from .names import use_tables
+
+            use_tables(cfg.provider, self.provider)
 
     async def fetch(self, item: Item) -> TruthSnapshot:
         return settled_snapshot(await self._fetch(item))
@@ -83,7 +92,11 @@ class Capture:
         r = route(self.cfg.provider, item.fields, field=self.cfg.code_field,
                   market=self.cfg.market)
         if r.error is not None:
-            return failed(self.cfg.provider, r.instrument or "?", "routing", r.error)
+            resolution = item.fields.get("instrument_resolution")
+            why = resolution.get("message") if isinstance(resolution, dict) and \
+                resolution.get("status") in ("ambiguous", "none") else None
+            return failed(self.cfg.provider, r.instrument or "?", "routing",
+                          f"{r.error}; from the question: {why}" if why else r.error)
         try:
             return await self.provider.fetch(r.instrument, r.market, item.fields)
         except ConfigError:

@@ -49,7 +49,8 @@ def table_market(code: str, tags: str) -> str | None:
     if "黄金" in tags and "spot" not in lowered and code.startswith(("Au", "Ag", "Pt", "iAu")):
         return "sge_spot"
     if "汇率" in tags or "fx" in lowered or "currency" in lowered:
-        return "cny_onshore" if code.upper() in ("USD/CNY", "USDCNY") else "fx"
+        # CFETS writes pairs "USD/CNY"; East Money's fx table never has a "/"
+        return "cny_onshore" if "/" in code or code.upper() == "USDCNY" else "fx"
     return None
 
 

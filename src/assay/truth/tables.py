@@ -115,6 +115,11 @@ class TableProvider:
             if snap.status != "error":
                 found.append(snap)
             last = snap
+        if len(found) > 1 and found[0].market != "global_idx" and \
+                all(s.market == "global_idx" for s in found[1:]):
+            # global_idx repeats the home markets' main indices (HSI, 000300) under the same
+            # codes: the home table (cn_index, h_index) is the index's own
+            return found[0]
         if len(found) > 1:
             return failed(self.name, instrument, "; ".join(s.query for s in found),
                           f"code {instrument!r} is in several index tables "

@@ -518,3 +518,103 @@ def _cached(raw: str, hints: Hints, provider: str, instrument: str, query: str, 
 def display_order(fields: Iterable[str]) -> list[str]:
     rank = {f: i for i, f in enumerate(FIELDS)}
     return sorted(fields, key=lambda f: rank.get(f, len(rank)))
+
+
+# --- instruments named in words ---------------------------------------------------------------
+# The fixed vocabularies a question names an instrument with when no table lists it by that name
+# (currency pairs, SGE products, bond tenors); `names` resolves questions with them and with the
+# tables' own names. Only exact words: a currency name a table spells differently is added here.
+
+CURRENCY_CODES: Final = frozenset({
+    "USD", "CNY", "CNH", "EUR", "JPY", "GBP", "HKD", "AUD", "CAD", "CHF", "SGD", "NZD", "KRW",
+    "RUB", "THB", "MXN", "ZAR", "TRY", "SEK", "NOK", "DKK", "PLN", "HUF", "CZK", "INR", "IDR",
+    "BRL", "SAR", "AED", "MYR", "MOP", "ARS", "TWD"})
+CURRENCY_NAMES: Final[dict[str, str]] = {
+    "美元": "USD", "人民币": "CNY", "在岸人民币": "CNY", "离岸人民币": "CNH", "欧元": "EUR",
+    "日元": "JPY", "英镑": "GBP", "港币": "HKD", "港元": "HKD", "澳元": "AUD", "澳大利亚元": "AUD",
+    "加元": "CAD", "加拿大元": "CAD", "瑞郎": "CHF", "瑞士法郎": "CHF", "新加坡元": "SGD",
+    "新元": "SGD", "新西兰元": "NZD", "纽元": "NZD", "韩元": "KRW", "卢布": "RUB",
+    "俄罗斯卢布": "RUB", "泰铢": "THB", "墨西哥元": "MXN", "南非兰特": "ZAR", "土耳其里拉": "TRY",
+    "瑞典克朗": "SEK", "挪威克朗": "NOK", "丹麦克朗": "DKK", "印度卢比": "INR", "新台币": "TWD"}
+# Words that make a pair the central parity (AKShare's fx table writes it code + "C").
+FIXING_WORDS: Final = re.compile(r"中间价|central\s+parity|fixing|midpoint", re.I)
+
+# Shanghai Gold Exchange: the benchmark (上海金, one table, Wind SHAU.SGE) and the spot contracts
+# `spot_quotations_sge(symbol)` takes, under the spellings people write them in.
+SGE_BENCHMARK: Final = ("上海金基准价", "上海金", "shau", "shanghai gold benchmark")
+# 上海金 inside a longer word is not the benchmark (上海金融, 上海金山, 上海金桥 …).
+SGE_BENCHMARK_NOT_BEFORE: Final = "融山桥茂额鼎"
+SGE_PRODUCTS: Final[dict[str, str]] = {
+    "au99.99": "Au99.99", "au9999": "Au99.99", "黄金9999": "Au99.99", "au99.95": "Au99.95",
+    "au9995": "Au99.95", "au100g": "Au100g", "au99.5": "Au99.5", "au(t+d)": "Au(T+D)",
+    "aut+d": "Au(T+D)", "au t+d": "Au(T+D)", "黄金t+d": "Au(T+D)", "ag(t+d)": "Ag(T+D)",
+    "agt+d": "Ag(T+D)", "白银t+d": "Ag(T+D)", "ag99.99": "Ag99.99", "ag9999": "Ag99.99",
+    "pt99.95": "Pt99.95", "iau99.99": "iAu99.99", "iau100g": "iAu100g"}
+COMEX_GOLD: Final = ("comex黄金", "comex gold", "comex金")
+
+# China government bond yields: the tenors `bond_china_yield` has a column for (markets._TENORS).
+BOND_TENOR_CODES: Final[dict[str, str]] = {"3月": "3M", "6月": "6M", "1年": "1Y", "3年": "3Y",
+                                           "5年": "5Y", "7年": "7Y", "10年": "10Y", "30年": "30Y"}
+_BOND_TEXT = re.compile(
+    r"(?P<a>(?P<c0>中美|中国|美国)?\s*(?P<n1>\d{1,2}|[一二三五七十]{1,3}|两|三个|六个)\s*(?P<u1>年期|年|个月期|个月|月期)"
+    r"\s*(?:的)?\s*(?P<c1>中国|中债|美国|美债)?\s*(?:国债|政府债|美债))"
+    r"|(?P<b>(?P<c2>中国|中债|美国)?\s*(?:国债|美债)\s*(?P<n2>\d{1,2}|[一二三五七十]{1,3})\s*"
+    r"(?P<u2>年期|年|个月期|个月))"
+    r"|(?P<c>(?P<c4>\b(?:china|chinese|u\.?s\.?)\s+)?(?P<n3>\d{1,2})\s*-?\s*(?P<u3>years?|yr|y|months?|m)\s+(?P<c3>chin(?:a|ese)\s+|"
+    r"u\.?s\.?\s+)?(?:government\s+bond|treasury|treasuries|gov(?:ernmen)?t\s+bond))"
+    r"|(?P<d>\bcgb\s*(?P<n4>\d{1,2})(?P<u4>[ym])\b)", re.I)
+_BOND_WORDS = ("国债", "美债", "政府债", "bond", "treasur", "cgb")
+_BOND_SIBLING = re.compile(r"(?P<n>\d{1,2}|[一二三五七十]{1,3})\s*(?P<u>年期|年|个月期|个月)\s*"
+                           r"(?:和|与|及|、|/|,|，|至|到|-|vs\.?)\s*(?:中国|中债|美国)?\s*$")
+_ZH_NUMBER = {"一": 1, "两": 2, "二": 2, "三": 3, "五": 5, "七": 7, "十": 10, "三十": 30,
+              "三个": 3, "六个": 6}
+
+
+@dataclass(frozen=True, slots=True)
+class BondMention:
+    """A government-bond tenor written in a question: its span, the tenor column ("10年"), the
+    country the words name (中国 / 美国, "" when none) and the CGB code when there is a column."""
+
+    start: int
+    end: int
+    text: str
+    tenor: str
+    country: str
+    code: str | None
+
+
+def bond_mentions(text: str) -> list[BondMention]:
+    """Every "10年期国债", "国债10年", "10-year China government bond", "CGB10Y" in `text`."""
+    out: list[BondMention] = []
+    lowered = text.lower()
+    if not any(word in lowered for word in _BOND_WORDS):  # most questions: no regex at all
+        return out
+    for m in _BOND_TEXT.finditer(text):
+        n = next(m.group(g) for g in ("n1", "n2", "n3", "n4") if m.group(g))
+        unit = next(m.group(g) for g in ("u1", "u2", "u3", "u4") if m.group(g)).lower()
+        country_text = next((m.group(g) for g in ("c0", "c1", "c2", "c3", "c4")
+                             if m.group(g)), "") or ""
+        number = int(n) if n.isdigit() else _ZH_NUMBER.get(n)
+        if number is None:
+            continue
+        months = unit.startswith(("个月", "月", "m"))
+        tenor = f"{number}{'月' if months else '年'}"
+        if "美债" in m.group(0):
+            country_text = "美国"
+        country = "中美" if country_text == "中美" else next(
+            (name for name, pat in _COUNTRY if pat.search(country_text.lower())), "")
+        code = BOND_TENOR_CODES.get(tenor)
+        out.append(BondMention(m.start(), m.end(), m.group(0), tenor, country,
+                               f"CGB{code}" if code and country in ("", "中国") else None))
+        sibling = _BOND_SIBLING.search(text, 0, m.start())  # "10年期和30年期国债": two bonds
+        if sibling is not None:
+            number = int(sibling.group("n")) if sibling.group("n").isdigit() else \
+                _ZH_NUMBER.get(sibling.group("n"))
+            if number is not None:
+                months = sibling.group("u").startswith(("个月", "月"))
+                tenor = f"{number}{'月' if months else '年'}"
+                code = BOND_TENOR_CODES.get(tenor)
+                out.append(BondMention(sibling.start(), sibling.end(), sibling.group(0), tenor,
+                                       country, f"CGB{code}" if code and
+                                       country in ("", "中国") else None))
+    return out

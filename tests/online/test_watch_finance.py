@@ -79,11 +79,12 @@ def test_quote_agent_traces_resolved_by_name_and_scored_on_live_truth(
     assert two["instrument_resolution"]["status"] == "ambiguous"
     assert [c["code"] for c in two["instrument_resolution"]["candidates"]] == ["600519",
                                                                               "00700"]
-    assert (res[ids["two"]]["status"], res[ids["two"]]["score"]) == ("error", None)
+    # no one instrument in the question: no ground truth, so null (not an error to retry)
+    assert (res[ids["two"]]["status"], res[ids["two"]]["score"]) == ("null", None)
     assert "2 instruments match: 贵州茅台 600519" in res[ids["two"]]["reason"]
     nothing = items[ids["none"]].fields["instrument_resolution"]
     assert (nothing["status"], nothing["candidates"]) == ("none", [])
-    assert (res[ids["none"]]["status"], res[ids["none"]]["score"]) == ("error", None)
+    assert (res[ids["none"]]["status"], res[ids["none"]]["score"]) == ("null", None)
     assert "no instrument name or code" in res[ids["none"]]["reason"]
 
     # one bulk fetch per table served both the names and the truth

@@ -95,8 +95,11 @@ class Capture:
             resolution = item.fields.get("instrument_resolution")
             why = resolution.get("message") if isinstance(resolution, dict) and \
                 resolution.get("status") in ("ambiguous", "none") else None
-            return failed(self.cfg.provider, r.instrument or "?", "routing",
-                          f"{r.error}; from the question: {why}" if why else r.error)
+            if why:  # the question names no one instrument: there is no truth (null), and
+                # nothing to fix or retry, unlike an item whose code is missing or a failure
+                return failed(self.cfg.provider, r.instrument or "?", "routing",
+                              f"no ground truth: {why}", status="empty")
+            return failed(self.cfg.provider, r.instrument or "?", "routing", r.error)
         try:
             return await self.provider.fetch(r.instrument, r.market, item.fields)
         except ConfigError:

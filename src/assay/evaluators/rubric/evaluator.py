@@ -113,6 +113,9 @@ def _prepare(item: Item, truth: TruthSnapshot | None) -> Score | Prepared:
     if snap.status == "error":
         return Score.error(str(snap.message or "the ground truth cannot be read"), NAME,
                            version(), evidence={"truth": tv.evidence()})
+    if snap.status == "empty" and snap.message:  # the provider or the routing said why
+        return Score.null(str(snap.message), NAME, version(),
+                          evidence={"truth": tv.evidence()})
     if not tv.values:
         msg = ("真实实时信息中没有数字，无法评分（null）。" if zh else
                "The ground truth holds no number: not scored (null).")

@@ -113,7 +113,8 @@ def _prepare(item: Item, truth: TruthSnapshot | None) -> Score | Prepared:
     if snap.status == "error":
         return Score.error(str(snap.message or "the ground truth cannot be read"), NAME,
                            version(), evidence={"truth": tv.evidence()})
-    if snap.status == "empty" and snap.message:  # the provider or the routing said why
+    if snap.status == "empty" and snap.query == "routing" and snap.message:
+        # no one instrument to fetch for (an online question naming none or several)
         return Score.null(str(snap.message), NAME, version(),
                           evidence={"truth": tv.evidence()})
     if not tv.values:

@@ -74,12 +74,13 @@ def load_dataset(path: str | Path, *, field_map: Mapping[str, str] | None = None
         for name in required:
             if name not in fields:
                 raise DataError("missing required field", path=str(p), line=line, field=name)
-        if first_pid is not None and not _prompt_id(fields):
+        pid = None if id_field else _prompt_id(fields)  # read once: ids are per item
+        if first_pid is not None and not pid:
             raise DataError(f"missing or empty, while other items have one (line {first_pid}):"
                             " give every item a prompt_id, or choose the id field "
                             "(--id-field, or id_field in a spec)", path=str(p), line=line,
                             field="prompt_id")
-        item_id = _item_id(fields, id_field, p, line)
+        item_id = pid or _item_id(fields, id_field, p, line)
         if item_id in seen:
             raise DataError(f"duplicate id '{item_id}' (first at {seen[item_id]})",
                             path=str(p), line=line)

@@ -1,6 +1,8 @@
 """Optional OpenTelemetry export: a run's spans, as stored, sent to an OTLP/HTTP endpoint
 (Jaeger, Tempo, Langfuse, an OpenTelemetry Collector …) when the user configures one — the
-spec's `otlp:` key or the standard OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT variables.
+spec's `otlp:` key or the standard OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT variables. Spans carry
+the OpenInference and OpenTelemetry GenAI attributes viewers read (runner/semconv.py) beside
+Assay's own `assay.*`; outgoing calls are CLIENT spans, the rest INTERNAL.
 
 Spans are exported after they are stored, from the store, so a slow or absent collector can
 never slow or lose a run. Their ids are the stored ones (OpenTelemetry's sizes), and every
@@ -44,7 +46,21 @@ def _ns(t: datetime | None) -> int | None:
 def _attr(value: Any) -> Any:
     if isinstance(value, str | bool | int | float):
         return value
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        return tuple(value)  # a string array, as the conventions type some (finish reasons)
     return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _name(key: str) -> str:
+    """A stored attribute's exported name: dotted keys are a convention's (OpenInference,
+    GenAI) or already `assay.*`; Assay's own plain keys get the `assay.` prefix."""
+    return key if "." in key else f"assay.{key}"
+
+
+def _client(row: dict[str, Any]) -> bool:
+    """Outgoing calls are CLIENT spans: each model request, and an HTTP agent's call."""
+    return row["kind"] == "model.request" or (
+        row["kind"] == "target" and (row["attributes"] or {}).get("type") == "http")
 
 
 def export_spans(rows: Iterable[dict[str, Any]], endpoint: str, *,
@@ -56,7 +72,7 @@ def export_spans(rows: Iterable[dict[str, Any]], endpoint: str, *,
         from opentelemetry.sdk.resources import Resource
         from opentelemetry.sdk.trace import ReadableSpan
         from opentelemetry.sdk.trace.export import SpanExportResult
-        from opentelemetry.trace import SpanContext, Status, StatusCode, TraceFlags
+        from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, TraceFlags
     except ImportError:
         raise ConfigError("OTLP export needs the otel extra: pip install 'assay-eval[otel]'") \
             from None
@@ -87,13 +103,14 @@ def export_spans(rows: Iterable[dict[str, Any]], endpoint: str, *,
                               trace_flags=TraceFlags(TraceFlags.SAMPLED))
             parent = (SpanContext(trace_id, int(r["parent_id"], 16), is_remote=False)
                       if r["parent_id"] else None)
-            attrs = {f"assay.{k}": _attr(v) for k, v in (r["attributes"] or {}).items()
+            attrs = {_name(k): _attr(v) for k, v in (r["attributes"] or {}).items()
                      if v is not None}
             attrs.update({"assay.run_id": run_id, "assay.item_id": r["item_id"] or "",
                           "assay.kind": r["kind"]})
             batch.append(ReadableSpan(
                 f"{r['kind']} {r['name']}", context=ctx, parent=parent, resource=resource,
                 attributes=attrs, start_time=_ns(r["start_at"]), end_time=_ns(r["end_at"]),
+                kind=SpanKind.CLIENT if _client(r) else SpanKind.INTERNAL,
                 status=Status(StatusCode.ERROR if r["status"] == "error" else StatusCode.OK)))
             if len(batch) >= BATCH:
                 flush()

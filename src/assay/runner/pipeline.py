@@ -25,6 +25,7 @@ from assay.store.rows import answer_row, result_row, truth_row
 from assay.targets.base import Target
 from assay.truth.capture import Capture
 
+from . import semconv
 from .evaluate import evaluate, evaluate_traced
 from .trace import Trace
 
@@ -106,10 +107,16 @@ class SamplePipeline:
                                  status="error" if answer.error else "ok",
                                  attributes={**attrs, "type": target.kind,
                                              "latency_s": answer.latency_s,
-                                             "usage": answer.usage, "error": answer.error})
+                                             "usage": answer.usage, "error": answer.error,
+                                             **semconv.target(target.kind, target.name, item,
+                                                              answer)})
                 attempts = answer.extras.get("attempts")
                 if attempts:
-                    trace.requests(attempts, tid, str(answer.extras.get("model", "")))
+                    trace.requests(attempts, tid, str(answer.extras.get("model", "")),
+                                   *semconv.target_request(answer))
+                calls = answer.extras.get("tool_calls")
+                if calls:
+                    _tool_spans(trace, calls, tid, t_start, t_end, attrs)
             truth_rows = []
             if fetching is not None:
                 snap = await self._settle(item, fetching, t_end, trace, attrs)
@@ -134,9 +141,11 @@ class SamplePipeline:
                                          sample_done=False)
         if snap is None and not lean:  # the item's own ground truth, named on the trace
             t_truth = time.time()
+            source = "item field 'ground_truth'"
             trace.span("truth", self.truth_mode, t_truth, t_truth, attributes={
-                **attrs, "mode": self.truth_mode, "source": "item field 'ground_truth'",
-                "present": "ground_truth" in item.fields})
+                **attrs, "mode": self.truth_mode, "source": source,
+                "present": "ground_truth" in item.fields,
+                **semconv.stored_truth(item, source)})
         failure = None
         if snap is not None and snap.status == "error":
             failure = snap.message or "fetch failed"
@@ -171,7 +180,8 @@ class SamplePipeline:
             attrs = {**attrs, "answer": f"recorded ({target.name})",
                      "truth": "item field 'ground_truth'"}
         trace.span("sample", item.id, t_start, time.time(), span_id=trace.root,
-                   status="error" if answer.error else "ok", attributes=attrs)
+                   status="error" if answer.error else "ok",
+                   attributes={**attrs, **semconv.root(item, answer, scores)})
         if lean and prior is None:
             await self.writer.commit(answers=answer_rows, results=rows, spans=trace.take())
         else:
@@ -212,7 +222,7 @@ class SamplePipeline:
                    else "ok", attributes={**attrs, "mode": self.capture.cfg.mode,
                                           "instrument": snap.instrument, "query": snap.query,
                                           "status": snap.status, "message": snap.message,
-                                          "gap_s": round(gap, 3)})
+                                          "gap_s": round(gap, 3), **semconv.truth(snap)})
         return snap
 
     async def _call(self, target: Target, item: Item) -> Answer:
@@ -227,3 +237,19 @@ class SamplePipeline:
         except Exception as exc:  # a target's bug costs its item, not the run
             return Answer(None, error=f"target failed: {type(exc).__name__}: {exc}")
 
+
+
+def _tool_spans(trace: Trace, calls: list[dict[str, Any]], parent: str, t0: float, t1: float,
+                attrs: dict[str, Any]) -> None:
+    """An agent's reported tool calls as TOOL spans under its target span. Times are the
+    agent's own; a call without them spans the target call (`timed` false)."""
+    for call in calls:
+        start: float | None = call.get("start")
+        end: float | None = call.get("end")
+        timed = start is not None
+        begin = start if start is not None else t0
+        trace.span("tool", str(call.get("name", "?")), begin,
+                   end if end is not None else (begin if timed else t1),
+                   status="error" if call.get("error") else "ok", parent=parent,
+                   attributes={**attrs, "timed": timed, "error": call.get("error"),
+                               **semconv.tool(call)})

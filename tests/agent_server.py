@@ -21,7 +21,6 @@ from aiohttp import web
 
 from tests.local_server import LocalServer
 
-
 TOOLS: list[dict[str, Any]] = [
     {"id": "call_1", "name": "quote", "arguments": {"symbol": "600519", "market": "SH"},
      "result": {"last": 1455.0, "currency": "CNY"},

@@ -76,9 +76,13 @@ def export_spans(rows: Iterable[dict[str, Any]], endpoint: str, *,
     except ImportError:
         raise ConfigError("OTLP export needs the otel extra: pip install 'assay-eval[otel]'") \
             from None
+    from openinference.semconv.resource import ResourceAttributes
+
     import assay
 
+    # the project Phoenix files the traces under (others read service.name)
     resource = Resource.create({"service.name": "assay", "service.version": assay.__version__,
+                                ResourceAttributes.PROJECT_NAME: "assay",
                                 "assay.run_id": run_id})
     exporter = OTLPSpanExporter(endpoint=endpoint, timeout=timeout_s)
     # the exporter logs its own line per failed batch; Assay reports one, with the count

@@ -48,7 +48,7 @@ CHAT = gen_ai.GenAiOperationNameValues.CHAT.value
 # What kind of work each target kind is, for viewers: a model target is one model request;
 # the others are agents or programs that answer by their own means.
 TARGET_KINDS = {"model": LLM, "http": AGENT, "python": CHAIN, "command": CHAIN,
-                "recorded": CHAIN, "baseline": AGENT}
+                "recorded": CHAIN, "baseline-quote-agent": AGENT}
 # The item fields a question is read from, in order (as the UI and the report do).
 QUESTION_FIELDS = ("prompt", "question", "input")
 

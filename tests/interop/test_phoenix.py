@@ -112,7 +112,7 @@ otlp: {phoenix}/v1/traces
     assert "UNKNOWN" not in {s["span_kind"] for s in spans}
 
     requests = [s for s in spans if s["name"].startswith("model.request")]
-    assert len(requests) == 3 * ITEMS  # one per target answer and per judgment
+    assert len(requests) == 2 * ITEMS  # one per target answer and per judgment
     for s in requests:
         a = s["attributes"]
         assert s["span_kind"] == "LLM"

@@ -238,7 +238,6 @@ class SamplePipeline:
             return Answer(None, error=f"target failed: {type(exc).__name__}: {exc}")
 
 
-
 def _tool_spans(trace: Trace, calls: list[dict[str, Any]], parent: str, t0: float, t1: float,
                 attrs: dict[str, Any]) -> None:
     """An agent's reported tool calls as TOOL spans under its target span. Times are the

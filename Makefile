@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-real-model system-packages lint bench clean venv
+.PHONY: demo test test-real-model test-interop system-packages lint bench clean venv
 
 venv: $(STAMP)
 
@@ -46,8 +46,17 @@ test-real-model: $(STAMP)
 	$(BIN)/python -m pip install --quiet 'llama-cpp-python[server]'
 	$(BIN)/python -m pytest -m realmodel tests/models/test_real_model.py -rs
 
+# Optional: a real trace viewer reads Assay's spans. Arize Phoenix (large) goes in a venv of its
+# own; the test starts `phoenix serve`, exports a run to it and reads the spans back.
+INTEROP := .venv-interop
+test-interop: $(STAMP)
+	@test -x $(INTEROP)/bin/phoenix || ($(PYTHON) -m venv $(INTEROP) && \
+	  $(INTEROP)/bin/python -m pip install --quiet --upgrade pip && \
+	  $(INTEROP)/bin/python -m pip install --quiet arize-phoenix)
+	ASSAY_PHOENIX=$(INTEROP)/bin/phoenix $(BIN)/python -m pytest -m interop tests/interop -rs
+
 bench: $(STAMP)
 	$(BIN)/python bench/score_bench.py
 
 clean:
-	rm -rf $(VENV) .assay .pytest_cache .mypy_cache .ruff_cache .import_linter_cache
+	rm -rf $(VENV) $(INTEROP) .assay .pytest_cache .mypy_cache .ruff_cache .import_linter_cache

@@ -6,6 +6,8 @@
     slow      sleeps 2 s first
     echo      HTTP 403 whose page repeats the request's headers (tokens included)
     surrogate an answer carrying a lone surrogate and a NUL as JSON escapes
+    tools     the answer with its trajectory in `tool_calls` (TOOLS: a quote lookup timed in
+              ISO 8601, a calculator timed in Unix milliseconds, an untimed OpenAI-shaped call)
 `chooser`, when set, picks the mode for each request (None: `mode`).
 Each request body and its headers are logged."""
 
@@ -18,6 +20,16 @@ from typing import Any
 from aiohttp import web
 
 from tests.local_server import LocalServer
+
+TOOLS: list[dict[str, Any]] = [
+    {"id": "call_1", "name": "quote", "arguments": {"symbol": "600519", "market": "SH"},
+     "result": {"last": 1455.0, "currency": "CNY"},
+     "start": "2026-11-30T01:30:00.100Z", "end": "2026-11-30T01:30:00.350Z"},
+    {"name": "calculator", "arguments": "1455.00 * 1", "result": "1455.00",
+     "start": 1796002200400, "end": 1796002200420},
+    {"id": "call_3", "type": "function",
+     "function": {"name": "format_answer", "arguments": "{\"digits\": 2}"}},
+]
 
 
 class AgentServer(LocalServer):
@@ -58,6 +70,9 @@ class AgentServer(LocalServer):
         if mode == "slow":
             await asyncio.sleep(2)
         question = body.get("question", "")
+        if mode == "tools":
+            return web.json_response({"data": {"answer": f"答：{question} 1455.00元"},
+                                      "tool_calls": TOOLS, "usage": {"total_tokens": 12}})
         return web.json_response({"data": {"answer": f"答：{question} 1455.00元",
                                            "sources": ["sse.com.cn"]},
                                   "usage": {"total_tokens": 12}})

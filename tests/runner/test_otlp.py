@@ -83,6 +83,17 @@ def test_spans_go_to_the_configured_endpoint(tmp_path: Path, collector: Collecto
     assert collector.resources[0]["service.name"] == "assay"
     assert all(s.end_time_unix_nano >= s.start_time_unix_nano > 1.7e18
                for s in collector.spans)
+    # those root spans are made from the rows when read (none is stored), and leave with the
+    # root's conventions: the question in, the answer out, the verdict
+    with sqlite3.connect(tmp_path / ".assay" / "assay.db") as db:
+        assert db.execute("SELECT count(*) FROM spans").fetchone()[0] == 0
+    first = next(s for s in roots if "S01_right" in s.name)
+    attrs = {a.key: a.value for a in first.attributes}
+    assert attrs["openinference.span.kind"].string_value == "CHAIN"
+    assert attrs["input.value"].string_value == "贵州茅台最新股价"
+    assert attrs["output.value"].string_value.startswith("贵州茅台（600519）最新股价为1455.00元")
+    assert attrs["assay.score.finance-rubric"].double_value == 1.0
+    assert attrs["evaluations.0.evaluation.name"].string_value == "finance-rubric"
 
 
 def test_endpoint_from_the_environment_and_a_refusal(tmp_path: Path) -> None:

@@ -144,3 +144,24 @@ def test_command_targets(tmp_path: Path) -> None:
     assert a.error == "timeout after 0.3 s"
     a = answer(CommandTarget("c", ["/no/such/agent"]))
     assert a.error is not None and a.error.startswith("cannot start /no/such/agent")
+
+
+def test_http_agent_tool_calls_are_kept_with_its_answer(agent: AgentServer) -> None:
+    from tests.agent_server import TOOLS
+
+    agent.mode = "tools"
+    a = answer(HttpTarget("agent", agent.url, answer_path="$.data.answer"))
+    assert a.error is None and a.text == "答：贵州茅台最新股价 1455.00元"
+    calls = a.extras["tool_calls"]
+    assert [c["name"] for c in calls] == ["quote", "calculator", "format_answer"]
+    assert calls[0]["arguments"] == TOOLS[0]["arguments"]
+    assert calls[0]["result"] == TOOLS[0]["result"]
+    assert calls[1]["start"] == 1796002200.4 and "tool_call_problems" not in a.extras
+    # another field, by its JSONPath; a path that finds nothing means no trajectory
+    a = answer(HttpTarget("agent", agent.url, answer_path="$.data.answer",
+                          tool_calls="$.usage"))
+    assert a.extras["tool_calls"] == []
+    assert a.extras["tool_call_problems"] == ["tool calls: expected a list, got dict"]
+    agent.mode = "answer"
+    assert "tool_calls" not in answer(HttpTarget("agent", agent.url,
+                                                 answer_path="$.data.answer")).extras

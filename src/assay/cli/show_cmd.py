@@ -138,6 +138,12 @@ def show_item(run_id: str, item_id: str, db: str | None, *, full: bool = False) 
         extras = a["extras"] or {}
         if extras.get("messages"):
             c.print(f"  [dim]prompt sent:[/] {_clip(extras['messages'], full)}")
+        for n, call in enumerate(extras.get("tool_calls") or [], 1):  # the agent's trajectory
+            c.print(f"  [dim]tool call {n}:[/] {escape(str(call.get('name')))} "
+                    f"{_clip(call.get('arguments'), full, 200)} → "
+                    f"{_clip(call.get('result'), full, 200)}")
+        for problem in extras.get("tool_call_problems") or []:
+            c.print(f"  [red]{escape(problem)}[/]")
     snaps = repo.list_truth(engine, run_id, item_id)
     for t in sorted(snaps, key=lambda t: (t["target"], t["epoch"])):
         gap = "" if t["gap_s"] is None else f", {t['gap_s']:+.3f} s from the answer"
@@ -177,6 +183,11 @@ def show_item(run_id: str, item_id: str, db: str | None, *, full: bool = False) 
         c.print(_span_tree(spans))
 
 
+def _short(value: Any, limit: int = 80) -> str:
+    text = str(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 def _span_tree(spans: list[dict[str, Any]]) -> Tree:
     tree = Tree("[bold]spans[/]")
     by_id = {s["span_id"]: s for s in spans}
@@ -192,6 +203,9 @@ def _span_tree(spans: list[dict[str, Any]]) -> Tree:
                                                           "mode", "how", "gap_s", "answer",
                                                           "truth")
                  and v is not None}
+        if s["kind"] == "tool":  # an agent's tool call: what it was given and returned
+            extra.update({k: _short(attrs.get(f"{k}.value")) for k in ("input", "output")
+                          if attrs.get(f"{k}.value") is not None})
         colour = "red" if s["status"] == "error" else "green"
         return (f"[{colour}]{s['kind']}[/] {escape(s['name'])}"
                 + (f" {ms:,.1f} ms" if ms is not None else "")

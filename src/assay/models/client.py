@@ -49,6 +49,7 @@ class Completion:
     cached: bool = False
     finish_reason: str | None = None  # "length": the reply was cut by max_tokens
     sanitized: bool = False  # unpaired surrogates or NULs in the reply were replaced
+    model: str | None = None  # the model that answered, as the response names it (traces)
 
     @property
     def empty(self) -> bool:
@@ -101,13 +102,15 @@ class ModelClient:
             retry_after: float | None = None
             try:
                 if self.cfg.stream:
-                    text, usage, finish, outcome = await self._streamed(messages, call)
+                    text, usage, finish, outcome, answered = await self._streamed(messages,
+                                                                                  call)
                 else:
                     resp = await self._client.chat.completions.create(
                         model=self.cfg.model, messages=messages, **call)  # type: ignore[arg-type]
                     text, outcome = _text_of(resp), "malformed: no message content"
                     usage = resp.usage.model_dump() if resp.usage else {}
                     finish = resp.choices[0].finish_reason if resp.choices else None
+                    answered = getattr(resp, "model", None)
                 if text is not None and not text.strip() and attempt < self.cfg.max_retries:
                     text, outcome = None, "empty reply"
                 if text is not None:
@@ -116,7 +119,8 @@ class ModelClient:
                     return Completion(text, {k: v for k, v in usage.items()
                                              if isinstance(v, int)},
                                       time.perf_counter() - start, attempts,
-                                      finish_reason=finish, sanitized=sanitized)
+                                      finish_reason=finish, sanitized=sanitized,
+                                      model=answered if isinstance(answered, str) else None)
             except openai.RateLimitError as exc:
                 throttled = True
                 outcome, retry_after = f"429: {_short(exc)}", _retry_after(exc)
@@ -151,7 +155,7 @@ class ModelClient:
 
 
     async def _streamed(self, messages: list[dict[str, str]], call: dict[str, Any]
-                        ) -> tuple[str | None, dict[str, Any], str | None, str]:
+                        ) -> tuple[str | None, dict[str, Any], str | None, str, str | None]:
         """One streamed completion, assembled. A stream that ends without a finish reason was
         cut off: its partial text must not be judged, so it is reported like a truncated body."""
         import openai
@@ -163,9 +167,11 @@ class ModelClient:
         finish: str | None = None
         usage: dict[str, Any] = {}
         chunks = 0
+        answered: str | None = None
         try:
             async for chunk in stream:
                 chunks += 1
+                answered = getattr(chunk, "model", None) or answered
                 if chunk.usage is not None:
                     usage = chunk.usage.model_dump()
                 for choice in chunk.choices[:1]:
@@ -179,10 +185,11 @@ class ModelClient:
         finally:
             await stream.close()
         if chunks == 0:
-            return None, usage, None, "malformed: empty stream (no events)"
+            return None, usage, None, "malformed: empty stream (no events)", None
         if finish is None:
-            return None, usage, None, "malformed: stream ended before its finish chunk"
-        return "".join(parts), usage, finish, "ok"
+            return (None, usage, None, "malformed: stream ended before its finish chunk",
+                    None)
+        return "".join(parts), usage, finish, "ok", answered
 
 
 def _refused(exc: BaseException) -> str | None:

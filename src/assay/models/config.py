@@ -38,6 +38,20 @@ PRESETS: dict[str, tuple[str, str | None]] = {
     "vllm": ("http://127.0.0.1:8000/v1", None),
     "llamacpp": ("http://127.0.0.1:8080/v1", None),
 }
+# Presets that serve a model from the machine itself: the protocol spoken is OpenAI's.
+_LOCAL = ("ollama", "vllm", "llamacpp")
+
+
+def provider_of(base_url: str) -> str:
+    """The provider a trace names (`gen_ai.provider.name`): the preset whose endpoint this is,
+    else "openai" — the protocol every endpoint here speaks, as OpenAI instrumentors say."""
+    url = base_url.rstrip("/")
+    for name, (preset, _) in PRESETS.items():
+        if url == preset and name not in _LOCAL:
+            return name
+    return "openai"
+
+
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 

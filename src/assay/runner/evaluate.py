@@ -11,6 +11,7 @@ from assay.core.errors import AssayError
 from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
 from assay.evaluators.base import CodeEvaluator, Evaluator
 
+from . import semconv
 from .trace import Trace
 
 
@@ -79,8 +80,14 @@ async def evaluate_traced(ev: Evaluator, item: Item, answer: Answer | None,
     sid = trace.span("evaluator", ev.name, t0, t1,
                      status="error" if score.status == ScoreStatus.ERROR else "ok",
                      attributes={**attrs, "status": str(score.status), "score": score.value,
-                                 "version": ev.version})
+                                 "version": ev.version, **semconv.evaluator(score)})
+    llm: tuple[dict[str, Any], dict[str, Any]] | None = None
     for step in score.steps:
+        extra = semconv.step()
+        if step.kind == "model.request":  # a judge's request: by the conventions, once built
+            if llm is None:
+                llm = semconv.judge_request(score.evidence)
+            extra = {**llm[0], **llm[1]} if step.status == "ok" else llm[0]
         trace.span(step.kind, step.name, step.start, step.end, status=step.status, parent=sid,
-                   attributes=step.attributes)
+                   attributes={**step.attributes, **extra})
     return score

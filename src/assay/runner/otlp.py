@@ -1,6 +1,8 @@
 """Optional OpenTelemetry export: a run's spans, as stored, sent to an OTLP/HTTP endpoint
 (Jaeger, Tempo, Langfuse, an OpenTelemetry Collector …) when the user configures one — the
-spec's `otlp:` key or the standard OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT variables.
+spec's `otlp:` key or the standard OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT variables. Spans carry
+the OpenInference and OpenTelemetry GenAI attributes viewers read (runner/semconv.py) beside
+Assay's own `assay.*`; outgoing calls are CLIENT spans, the rest INTERNAL.
 
 Spans are exported after they are stored, from the store, so a slow or absent collector can
 never slow or lose a run. Their ids are the stored ones (OpenTelemetry's sizes), and every
@@ -21,6 +23,8 @@ from assay.core.errors import ConfigError
 from assay.store import repo
 from assay.store.db import Engine
 from assay.store.rows import aware
+
+from .implied import with_conventions
 
 BATCH = 512
 
@@ -44,7 +48,21 @@ def _ns(t: datetime | None) -> int | None:
 def _attr(value: Any) -> Any:
     if isinstance(value, str | bool | int | float):
         return value
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        return tuple(value)  # a string array, as the conventions type some (finish reasons)
     return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _name(key: str) -> str:
+    """A stored attribute's exported name: dotted keys are a convention's (OpenInference,
+    GenAI) or already `assay.*`; Assay's own plain keys get the `assay.` prefix."""
+    return key if "." in key else f"assay.{key}"
+
+
+def _client(row: dict[str, Any]) -> bool:
+    """Outgoing calls are CLIENT spans: each model request, and an HTTP agent's call."""
+    return row["kind"] == "model.request" or (
+        row["kind"] == "target" and (row["attributes"] or {}).get("type") == "http")
 
 
 def export_spans(rows: Iterable[dict[str, Any]], endpoint: str, *,
@@ -56,13 +74,17 @@ def export_spans(rows: Iterable[dict[str, Any]], endpoint: str, *,
         from opentelemetry.sdk.resources import Resource
         from opentelemetry.sdk.trace import ReadableSpan
         from opentelemetry.sdk.trace.export import SpanExportResult
-        from opentelemetry.trace import SpanContext, Status, StatusCode, TraceFlags
+        from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, TraceFlags
     except ImportError:
         raise ConfigError("OTLP export needs the otel extra: pip install 'assay-eval[otel]'") \
             from None
+    from openinference.semconv.resource import ResourceAttributes
+
     import assay
 
+    # the project Phoenix files the traces under (others read service.name)
     resource = Resource.create({"service.name": "assay", "service.version": assay.__version__,
+                                ResourceAttributes.PROJECT_NAME: "assay",
                                 "assay.run_id": run_id})
     exporter = OTLPSpanExporter(endpoint=endpoint, timeout=timeout_s)
     # the exporter logs its own line per failed batch; Assay reports one, with the count
@@ -87,13 +109,14 @@ def export_spans(rows: Iterable[dict[str, Any]], endpoint: str, *,
                               trace_flags=TraceFlags(TraceFlags.SAMPLED))
             parent = (SpanContext(trace_id, int(r["parent_id"], 16), is_remote=False)
                       if r["parent_id"] else None)
-            attrs = {f"assay.{k}": _attr(v) for k, v in (r["attributes"] or {}).items()
+            attrs = {_name(k): _attr(v) for k, v in (r["attributes"] or {}).items()
                      if v is not None}
             attrs.update({"assay.run_id": run_id, "assay.item_id": r["item_id"] or "",
                           "assay.kind": r["kind"]})
             batch.append(ReadableSpan(
                 f"{r['kind']} {r['name']}", context=ctx, parent=parent, resource=resource,
                 attributes=attrs, start_time=_ns(r["start_at"]), end_time=_ns(r["end_at"]),
+                kind=SpanKind.CLIENT if _client(r) else SpanKind.INTERNAL,
                 status=Status(StatusCode.ERROR if r["status"] == "error" else StatusCode.OK)))
             if len(batch) >= BATCH:
                 flush()
@@ -109,8 +132,9 @@ async def export_new_spans(engine: Engine, run_id: str, endpoint: str,
     collector refused it, sends its earlier spans with the next resume; none is sent twice.
     Returns what happened, for the run's report (a refusal does not fail the stored run)."""
     since = datetime.fromisoformat(exported_until) if exported_until else None
-    rows = [s for s in repo.list_spans(engine, run_id)
-            if since is None or aware(s["start_at"]) > since]
+    rows = with_conventions(engine, run_id, [
+        s for s in repo.list_spans(engine, run_id)
+        if since is None or aware(s["start_at"]) > since])
     try:
         sent = await asyncio.to_thread(export_spans, rows, endpoint, run_id=run_id)
     except ConfigError as exc:

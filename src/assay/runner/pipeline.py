@@ -26,6 +26,7 @@ from assay.targets.base import Target
 from assay.targets.recorded import RecordedTarget
 from assay.truth.capture import Capture
 
+from . import semconv
 from .evaluate import evaluate, evaluate_now, evaluate_traced, synchronous
 from .trace import Trace
 
@@ -155,10 +156,16 @@ class SamplePipeline:
                                  attributes={**attrs, "type": target.kind,
                                              "latency_s": answer.latency_s,
                                              "usage": answer.usage, "error": answer.error,
-                                             **_worker(answer)})
+                                             **_worker(answer),
+                                             **semconv.target(target.kind, target.name, item,
+                                                              answer)})
                 attempts = answer.extras.get("attempts")
                 if attempts:
-                    trace.requests(attempts, tid, str(answer.extras.get("model", "")))
+                    trace.requests(attempts, tid, str(answer.extras.get("model", "")),
+                                   *semconv.target_request(answer))
+                calls = answer.extras.get("tool_calls")
+                if calls:
+                    _tool_spans(trace, calls, tid, t_start, t_end, attrs)
             truth_rows = []
             if fetching is not None:
                 # an online sample's answer was given earlier, at its trace's end: the gap is
@@ -187,9 +194,11 @@ class SamplePipeline:
                                          samples=0)
         if snap is None and not lean:  # the item's own ground truth, named on the trace
             t_truth = time.time()
+            source = "item field 'ground_truth'"
             trace.span("truth", self.truth_mode, t_truth, t_truth, attributes={
-                **attrs, "mode": self.truth_mode, "source": "item field 'ground_truth'",
-                "present": "ground_truth" in item.fields})
+                **attrs, "mode": self.truth_mode, "source": source,
+                "present": "ground_truth" in item.fields,
+                **semconv.stored_truth(item, source)})
         failure = None
         if snap is not None and snap.status == "error":
             failure = snap.message or "fetch failed"
@@ -224,7 +233,8 @@ class SamplePipeline:
             attrs = {**attrs, "answer": f"recorded ({target.name})",
                      "truth": "item field 'ground_truth'"}
         trace.span("sample", item.id, t_start, time.time(), span_id=trace.root,
-                   status="error" if answer.error else "ok", attributes=attrs)
+                   status="error" if answer.error else "ok",
+                   attributes={**attrs, **semconv.root(item, answer, scores)})
         if lean and prior is None:
             await self.writer.commit(answers=answer_rows, results=rows, spans=trace.take())
         else:
@@ -265,7 +275,7 @@ class SamplePipeline:
                    else "ok", attributes={**attrs, "mode": self.capture.cfg.mode,
                                           "instrument": snap.instrument, "query": snap.query,
                                           "status": snap.status, "message": snap.message,
-                                          "gap_s": round(gap, 3)})
+                                          "gap_s": round(gap, 3), **semconv.truth(snap)})
         return snap
 
     async def _call(self, target: Target, item: Item) -> Answer:
@@ -287,3 +297,19 @@ def _worker(answer: Answer) -> dict[str, Any]:
     if not isinstance(place, dict):
         return {}
     return {"worker.host": place.get("host"), "worker.pid": place.get("pid")}
+
+
+def _tool_spans(trace: Trace, calls: list[dict[str, Any]], parent: str, t0: float, t1: float,
+                attrs: dict[str, Any]) -> None:
+    """An agent's reported tool calls as TOOL spans under its target span. Times are the
+    agent's own; a call without them spans the target call (`timed` false)."""
+    for call in calls:
+        start: float | None = call.get("start")
+        end: float | None = call.get("end")
+        timed = start is not None
+        begin = start if start is not None else t0
+        trace.span("tool", str(call.get("name", "?")), begin,
+                   end if end is not None else (begin if timed else t1),
+                   status="error" if call.get("error") else "ok", parent=parent,
+                   attributes={**attrs, "timed": timed, "error": call.get("error"),
+                               **semconv.tool(call)})

@@ -4,7 +4,9 @@ each evaluator with its render, model requests and parse. Times are wall-clock s
 running and become UTC datetimes when written.
 
 Span and trace ids have OpenTelemetry's sizes (8 and 16 bytes, hex), so a trace can be exported
-as OTLP unchanged."""
+as OTLP unchanged. Attribute keys without a dot are Assay's own (the UI reads them; the export
+names them `assay.KEY`); dotted keys are a convention's names (runner/semconv.py: OpenInference,
+OpenTelemetry GenAI) or `assay.*` ones, exported as they are."""
 
 from __future__ import annotations
 
@@ -45,8 +47,11 @@ class Trace:
             "status": status, "attributes": attributes or {}})
         return sid
 
-    def requests(self, attempts: list[dict[str, Any]], parent: str, model: str) -> None:
-        """One span per model request, from the client's attempt records."""
+    def requests(self, attempts: list[dict[str, Any]], parent: str, model: str,
+                 common: dict[str, Any] | None = None,
+                 answered: dict[str, Any] | None = None) -> None:
+        """One span per model request, from the client's attempt records: each carries the
+        request's convention attributes (`common`), the answered one its reply (`answered`)."""
         for n, a in enumerate(attempts):
             if "start" not in a:
                 continue
@@ -54,6 +59,10 @@ class Trace:
             attrs = {"attempt": n + 1, "outcome": a.get("outcome"), "model": model}
             if "retry_in_s" in a:
                 attrs["retry_in_s"] = a["retry_in_s"]
+            if common:
+                attrs.update(common)
+            if ok and answered:
+                attrs.update(answered)
             self.span("model.request", model, a["start"], a.get("end"),
                       status="ok" if ok else "error", parent=parent, attributes=attrs)
 

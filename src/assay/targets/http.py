@@ -4,7 +4,9 @@ The request body is a JSON template: a string that is exactly `{field}` takes th
 as is (numbers stay numbers); other strings have `{field}` placeholders filled as text. Header
 values may name environment variables as `${VAR}`; they are read at call time and never stored
 (nor printed: an agent that echoes one back finds it masked, see assay.core.secrets).
-The answer is taken from the response with a JSONPath (`$.answer`, `$.choices[0].text`)."""
+The answer is taken from the response with a JSONPath (`$.answer`, `$.choices[0].text`); the
+agent's tool calls, when it reports them, from `tool_calls` (default `$.tool_calls`; see
+targets/trajectory.py): they become TOOL spans of the item's trace."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from assay.core.types import Answer, Item
 
 from .base import TargetContext, mapping_option
 from .boundary import settled
+from .trajectory import read as read_tool_calls
 
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _WHOLE = re.compile(r"^\{([A-Za-z_][A-Za-z0-9_]*)\}$")
@@ -68,7 +71,7 @@ class HttpTarget:
     def __init__(self, name: str, url: str, *, method: str = "POST",
                  headers: dict[str, str] | None = None, body: Any = None,
                  answer_path: str = "$.answer", extras: dict[str, str] | None = None,
-                 timeout_s: float = 60.0) -> None:
+                 timeout_s: float = 60.0, tool_calls: str = "$.tool_calls") -> None:
         self.name = name
         self.url = url
         self.method = method.upper()
@@ -77,11 +80,13 @@ class HttpTarget:
         self.answer_path = answer_path
         self.extra_paths = dict(extras or {})
         self.timeout_s = timeout_s
+        self.tool_calls_path = tool_calls
         where = f"target '{name}'"
         if not re.match(r"^https?://", url):
             raise ConfigError(f"{where}: url must start with http:// or https://")
         self._answer = _jsonpath(answer_path, where)
         self._extras = {k: _jsonpath(v, where) for k, v in self.extra_paths.items()}
+        self._tools = _jsonpath(tool_calls, where)
         missing = sorted({m.group(1) for v in self.headers.values() for m in _ENV.finditer(v)
                           if not os.environ.get(m.group(1))})
         if missing:
@@ -93,7 +98,8 @@ class HttpTarget:
         # Header values are stored as written (`Bearer ${AGENT_TOKEN}`), never expanded.
         return {"type": self.kind, "url": self.url, "method": self.method,
                 "headers": self.headers, "body": self.body, "answer_path": self.answer_path,
-                "extras": self.extra_paths, "timeout_s": self.timeout_s}
+                "extras": self.extra_paths, "timeout_s": self.timeout_s,
+                "tool_calls": self.tool_calls_path}
 
     def request_body(self, item: Item) -> Any:
         where = f"target {self.name}, item {item.id} (line {item.line})"
@@ -157,6 +163,12 @@ class HttpTarget:
         for key, path in self._extras.items():
             hits = path.find(data)
             extras[key] = hits[0].value if hits else None
+        hits = self._tools.find(data)
+        if hits:  # the agent's trajectory: TOOL spans under the target's (runner/pipeline.py)
+            calls, problems = read_tool_calls(hits[0].value)
+            extras["tool_calls"] = calls
+            if problems:
+                extras["tool_call_problems"] = problems
         value = found[0].value
         usage = data.get("usage") if isinstance(data, dict) else None
         return Answer(value if isinstance(value, str) else orjson.dumps(value).decode(),
@@ -171,11 +183,11 @@ class HttpTarget:
 def build(ctx: TargetContext, *, name: str, url: str, method: str = "POST",
           headers: dict[str, Any] | None = None, body: Any = None,
           answer_path: str = "$.answer", extras: dict[str, Any] | None = None,
-          timeout_s: float = 60) -> HttpTarget:
+          timeout_s: float = 60, tool_calls: str = "$.tool_calls") -> HttpTarget:
     return HttpTarget(name, str(url), method=str(method),
                       headers={str(k): str(v) for k, v in
                                mapping_option(headers, "headers", name).items()},
                       body=body, answer_path=str(answer_path),
                       extras={str(k): str(v) for k, v in
                               mapping_option(extras, "extras", name).items()},
-                      timeout_s=float(timeout_s))
+                      timeout_s=float(timeout_s), tool_calls=str(tool_calls))

@@ -11,6 +11,7 @@ from assay.core.errors import ConfigError
 from assay.core.render import DOUBLE, SINGLE, placeholders, render
 from assay.core.types import Answer, Item
 from assay.models.client import ModelClient
+from assay.models.config import provider_of
 
 from .base import TargetContext, mapping_option
 from .boundary import settled
@@ -50,8 +51,12 @@ class ModelTarget:
     async def answer(self, item: Item) -> Answer:
         messages = self.messages(item)
         c = await self.client.chat(messages, self.params)
+        cfg = self.client.cfg
+        # the model asked and the one that answered, for the trace's model-request spans
         extras: dict[str, Any] = {"messages": messages, "attempts": c.attempts,
-                                  "model": self.client.cfg.name,
+                                  "model": cfg.name, "request_model": cfg.model,
+                                  "response_model": c.model,
+                                  "provider": provider_of(cfg.base_url),
                                   "finish_reason": c.finish_reason}
         if c.empty:  # the model answered nothing, every retry: scored as such, and flagged
             extras["empty_reply"] = True

@@ -39,6 +39,7 @@ _register(
     Arg("body", help="JSON template; \"{field}\" takes the item's value"),
     Arg("answer_path", help="JSONPath of the answer (default $.answer)"),
     Arg("extras", help="name: JSONPath of more values to keep"),
+    Arg("tool_calls", help="JSONPath of the agent's tool calls (default $.tool_calls)"),
     TIMEOUT)
 _register(
     "python", "agent",

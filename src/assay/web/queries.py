@@ -97,6 +97,22 @@ def labels(engine: Engine, run_id: str) -> list[str]:
     return stored_datasets.item_labels(engine, run["dataset_id"])
 
 
+def tree_order(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Spans parent first, children by start time under it, each with its `depth`: an agent's
+    tool calls (timed by its own clock) sit under its target span, not wherever they began."""
+    by_id = {s["span_id"] for s in spans}
+    children: dict[str | None, list[dict[str, Any]]] = {}
+    for s in spans:  # already by start time
+        children.setdefault(s["parent_id"] if s["parent_id"] in by_id else None, []).append(s)
+    out: list[dict[str, Any]] = []
+    stack = [(s, 0) for s in reversed(children.get(None, []))]
+    while stack:
+        s, depth = stack.pop()
+        out.append({**s, "depth": depth})
+        stack.extend((c, depth + 1) for c in reversed(children.get(s["span_id"], [])))
+    return out
+
+
 def item_chain(engine: Engine, run_id: str, item_id: str) -> dict[str, Any]:
     """Everything about one item in one run: fields, answers, ground truth, results with
     evidence, reviews, spans."""
@@ -111,7 +127,7 @@ def item_chain(engine: Engine, run_id: str, item_id: str) -> dict[str, Any]:
     truths = {(t["item_id"], t["target"], t["epoch"]): t
               for t in repo.list_truth(engine, run_id, item_id)}
     reviews = repo.latest_reviews(engine, run_id)
-    spans = repo.list_spans(engine, run_id, item_id)
+    spans = tree_order(repo.list_spans(engine, run_id, item_id))
     rows = []
     for r in res:
         key = (item_id, r["target"], r["epoch"])

@@ -43,6 +43,8 @@ async def ask(client: ModelClient, cache: ResponseCache | None,
         "latency_s": round(completion.latency_s, 4), "attempts": completion.attempts,
         "cached": completion.cached, "cache_key": key,
     }
+    if completion.model:  # the model that answered, as its response says (traces)
+        record["response_model"] = completion.model
     if completion.sanitized:  # the reply held characters no store can keep (see core/text.py)
         record["sanitized"] = True
     cost = cfg.cost(completion.usage)

@@ -1,0 +1,299 @@
+"""Span attributes in the ecosystem's language, so Phoenix, Langfuse, Jaeger or Tempo can read
+an Assay trace: every span gets an OpenInference kind (`openinference.span.kind`) with its
+input and output, and model requests also carry the OpenTelemetry GenAI attributes (operation,
+request and response model, provider, token usage, messages) — both by the names the
+maintained packages define, never typed by hand.
+
+They sit in a span's stored attributes beside Assay's own (undotted) keys, which the UI reads;
+a dotted key is a convention's name and is exported as it is (runner/otlp.py). Built per span
+per sample, so cheaply: no copies of the inputs, one JSON encoding per structure, long texts
+masked and cut to TEXT_LIMIT characters (the full texts stay in the answer and result rows).
+Secrets never enter: nothing here reads a header, a key or the environment, and every text
+passes `secrets.clip`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from openinference.semconv.trace import (
+    DocumentAttributes,
+    EvaluationAttributes,
+    MessageAttributes,
+    OpenInferenceMimeTypeValues,
+    OpenInferenceSpanKindValues,
+    SpanAttributes,
+    ToolAttributes,
+)
+from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
+
+from assay.core import secrets
+from assay.core.types import Answer, Item, Score, TruthSnapshot
+from assay.models.config import provider_of
+
+TEXT_LIMIT = 8000
+REASON_LIMIT = 1000
+
+KIND = SpanAttributes.OPENINFERENCE_SPAN_KIND
+LLM = OpenInferenceSpanKindValues.LLM.value
+CHAIN = OpenInferenceSpanKindValues.CHAIN.value
+AGENT = OpenInferenceSpanKindValues.AGENT.value
+TOOL = OpenInferenceSpanKindValues.TOOL.value
+RETRIEVER = OpenInferenceSpanKindValues.RETRIEVER.value
+EVALUATOR = OpenInferenceSpanKindValues.EVALUATOR.value
+TEXT = OpenInferenceMimeTypeValues.TEXT.value
+JSON = OpenInferenceMimeTypeValues.JSON.value
+CHAT = gen_ai.GenAiOperationNameValues.CHAT.value
+
+# What kind of work each target kind is, for viewers: a model target is one model request;
+# the others are agents or programs that answer by their own means.
+TARGET_KINDS = {"model": LLM, "http": AGENT, "python": CHAIN, "command": CHAIN,
+                "recorded": CHAIN, "baseline-quote-agent": AGENT}
+# The item fields a question is read from, in order (as the UI and the report do).
+QUESTION_FIELDS = ("prompt", "question", "input")
+
+_IN = SpanAttributes.INPUT_VALUE
+_IN_MIME = SpanAttributes.INPUT_MIME_TYPE
+_OUT = SpanAttributes.OUTPUT_VALUE
+_OUT_MIME = SpanAttributes.OUTPUT_MIME_TYPE
+_ROLE = MessageAttributes.MESSAGE_ROLE
+_CONTENT = MessageAttributes.MESSAGE_CONTENT
+
+
+def clip(text: str, limit: int = TEXT_LIMIT) -> str:
+    return secrets.clip(text, limit)
+
+
+def _json(value: Any) -> str:
+    return clip(orjson.dumps(value, default=str).decode())
+
+
+def _io(attrs: dict[str, Any], key: str, mime: str, value: Any) -> None:
+    """`input.value`/`output.value` with its mime type: text as text, anything else as JSON."""
+    if value is None:
+        return
+    if isinstance(value, str):
+        attrs[key], attrs[mime] = clip(value), TEXT
+    else:
+        attrs[key], attrs[mime] = _json(value), JSON
+
+
+def question(item: Item) -> Any:
+    for name in QUESTION_FIELDS:
+        value = item.fields.get(name)
+        if value is not None:
+            return value
+    return None
+
+
+def root(item: Item, answer: Answer | None, scores: list[Score]) -> dict[str, Any]:
+    """The sample's root span: a CHAIN from the question to the answer, with every
+    evaluator's verdict — as `assay.score.<evaluator>`/`assay.status.<evaluator>` and as
+    OpenInference's span evaluations (`evaluations.N.evaluation.*`)."""
+    attrs: dict[str, Any] = {KIND: CHAIN}
+    _io(attrs, _IN, _IN_MIME, question(item))
+    if answer is not None:
+        _io(attrs, _OUT, _OUT_MIME, answer.text)
+    for n, s in enumerate(scores):
+        prefix = f"{SpanAttributes.EVALUATIONS}.{n}."
+        attrs[f"assay.status.{s.evaluator}"] = str(s.status)
+        attrs[prefix + EvaluationAttributes.EVALUATION_NAME] = s.evaluator
+        attrs[prefix + EvaluationAttributes.EVALUATION_LABEL] = str(s.status)
+        if s.value is not None:
+            attrs[f"assay.score.{s.evaluator}"] = s.value
+            attrs[prefix + EvaluationAttributes.EVALUATION_SCORE] = s.value
+        if s.reason:
+            attrs[prefix + EvaluationAttributes.EVALUATION_EXPLANATION] = clip(s.reason,
+                                                                            REASON_LIMIT)
+    return attrs
+
+
+def target(kind: str, name: str, item: Item, answer: Answer) -> dict[str, Any]:
+    """The target call: LLM for a model target (its requests are the child spans that carry
+    the token counts, so a viewer summing a trace counts them once), AGENT for an HTTP agent,
+    CHAIN for a program."""
+    oi = TARGET_KINDS.get(kind, CHAIN)
+    attrs: dict[str, Any] = {KIND: oi}
+    request = answer.extras.get("request")  # an HTTP agent's request body, as sent
+    messages = answer.extras.get("messages")
+    if isinstance(messages, list):
+        _messages(attrs, SpanAttributes.LLM_INPUT_MESSAGES, messages)
+        _io(attrs, _IN, _IN_MIME, messages)
+    else:
+        _io(attrs, _IN, _IN_MIME, request if request is not None else question(item))
+    _io(attrs, _OUT, _OUT_MIME, answer.text)
+    if oi == LLM:
+        model = answer.extras.get("request_model")
+        if model:
+            attrs[SpanAttributes.LLM_MODEL_NAME] = model
+    elif oi == AGENT:
+        attrs[gen_ai.GEN_AI_OPERATION_NAME] = gen_ai.GenAiOperationNameValues.INVOKE_AGENT.value
+        attrs[gen_ai.GEN_AI_AGENT_NAME] = attrs[SpanAttributes.AGENT_NAME] = name
+    return attrs
+
+
+def _messages(attrs: dict[str, Any], key: str, messages: list[Any]) -> None:
+    """OpenInference's flattened messages: `llm.input_messages.0.message.role` …"""
+    for n, m in enumerate(messages):
+        if isinstance(m, dict):
+            attrs[f"{key}.{n}.{_ROLE}"] = str(m.get("role", ""))
+            attrs[f"{key}.{n}.{_CONTENT}"] = clip(str(m.get("content", "")))
+
+
+def _parts(text: str) -> list[dict[str, str]]:
+    return [{"type": "text", "content": clip(text)}]
+
+
+def request(model: str, provider: str, messages: list[Any] | None, *,
+            response_model: str | None = None) -> dict[str, Any]:
+    """What every attempt of one model request carries: the request (model, provider, the
+    messages sent) by both conventions. GenAI's messages are its JSON "parts" shape; system
+    messages are its `gen_ai.system_instructions`."""
+    attrs: dict[str, Any] = {
+        KIND: LLM, gen_ai.GEN_AI_OPERATION_NAME: CHAT, gen_ai.GEN_AI_REQUEST_MODEL: model,
+        gen_ai.GEN_AI_PROVIDER_NAME: provider,
+        # the name the installed convention replaced by provider.name; older viewers read it
+        gen_ai.GEN_AI_SYSTEM: provider,
+        SpanAttributes.LLM_MODEL_NAME: response_model or model,
+        SpanAttributes.LLM_PROVIDER: provider, SpanAttributes.LLM_SYSTEM: provider}
+    if response_model:
+        attrs[gen_ai.GEN_AI_RESPONSE_MODEL] = response_model
+    if messages:
+        _messages(attrs, SpanAttributes.LLM_INPUT_MESSAGES, messages)
+        _io(attrs, _IN, _IN_MIME, messages)
+        system: list[dict[str, Any]] = []
+        chat: list[dict[str, Any]] = []
+        for m in messages:
+            if isinstance(m, dict):
+                (system if m.get("role") == "system" else chat).append(m)
+        if system:
+            attrs[gen_ai.GEN_AI_SYSTEM_INSTRUCTIONS] = orjson.dumps(
+                [p for m in system for p in _parts(str(m.get("content", "")))]).decode()
+        attrs[gen_ai.GEN_AI_INPUT_MESSAGES] = orjson.dumps(
+            [{"role": m.get("role"), "parts": _parts(str(m.get("content", "")))}
+             for m in chat]).decode()
+    return attrs
+
+
+def reply(text: str | None, usage: dict[str, Any] | None, finish: str | None
+          ) -> dict[str, Any]:
+    """What the attempt that was answered adds: the reply and the token counts."""
+    attrs: dict[str, Any] = {}
+    if text is not None:
+        attrs[_OUT], attrs[_OUT_MIME] = clip(text), TEXT
+        out = SpanAttributes.LLM_OUTPUT_MESSAGES
+        attrs[f"{out}.0.{_ROLE}"] = "assistant"
+        attrs[f"{out}.0.{_CONTENT}"] = attrs[_OUT]
+        message: dict[str, Any] = {"role": "assistant", "parts": _parts(text)}
+        if finish:
+            message["finish_reason"] = finish
+        attrs[gen_ai.GEN_AI_OUTPUT_MESSAGES] = orjson.dumps([message]).decode()
+    if finish:
+        attrs[gen_ai.GEN_AI_RESPONSE_FINISH_REASONS] = [finish]
+    usage = usage or {}
+    prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
+    if isinstance(prompt, int):
+        attrs[gen_ai.GEN_AI_USAGE_INPUT_TOKENS] = prompt
+        attrs[SpanAttributes.LLM_TOKEN_COUNT_PROMPT] = prompt
+    if isinstance(completion, int):
+        attrs[gen_ai.GEN_AI_USAGE_OUTPUT_TOKENS] = completion
+        attrs[SpanAttributes.LLM_TOKEN_COUNT_COMPLETION] = completion
+    total = usage.get("total_tokens")
+    if not isinstance(total, int) and isinstance(prompt, int) and isinstance(completion, int):
+        total = prompt + completion
+    if isinstance(total, int):
+        attrs[SpanAttributes.LLM_TOKEN_COUNT_TOTAL] = total
+    return attrs
+
+
+def target_request(answer: Answer) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A model target's request attributes and its answered attempt's."""
+    ex = answer.extras
+    model = str(ex.get("request_model") or ex.get("model") or "")
+    messages = ex.get("messages")
+    common = request(model, str(ex.get("provider") or "openai"),
+                     messages if isinstance(messages, list) else None,
+                     response_model=ex.get("response_model"))
+    return common, reply(answer.text, answer.usage, ex.get("finish_reason"))
+
+
+def judge_request(evidence: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A judge's request attributes and its answered attempt's, from the score's evidence."""
+    cfg = evidence.get("model")
+    cfg = cfg if isinstance(cfg, dict) else {}
+    messages = evidence.get("messages")
+    common = request(str(cfg.get("model") or cfg.get("name") or ""),
+                     provider_of(str(cfg.get("base_url") or "")),
+                     messages if isinstance(messages, list) else None,
+                     response_model=evidence.get("response_model"))
+    return common, reply(evidence.get("reply"), evidence.get("usage"),
+                         evidence.get("finish_reason"))
+
+
+def evaluator(score: Score) -> dict[str, Any]:
+    """An evaluator's span: EVALUATOR with its verdict, by OpenInference's evaluation names
+    and GenAI's."""
+    attrs: dict[str, Any] = {
+        KIND: EVALUATOR, EvaluationAttributes.EVALUATION_NAME: score.evaluator,
+        EvaluationAttributes.EVALUATION_LABEL: str(score.status),
+        gen_ai.GEN_AI_EVALUATION_NAME: score.evaluator,
+        gen_ai.GEN_AI_EVALUATION_SCORE_LABEL: str(score.status)}
+    if score.value is not None:
+        attrs[EvaluationAttributes.EVALUATION_SCORE] = score.value
+        attrs[gen_ai.GEN_AI_EVALUATION_SCORE_VALUE] = score.value
+    if score.reason:
+        reason = clip(score.reason, REASON_LIMIT)
+        attrs[EvaluationAttributes.EVALUATION_EXPLANATION] = reason
+        attrs[gen_ai.GEN_AI_EVALUATION_EXPLANATION] = reason
+    attrs[_OUT] = orjson.dumps({"score": score.value, "status": str(score.status),
+                                "reason": attrs.get(gen_ai.GEN_AI_EVALUATION_EXPLANATION)}
+                               ).decode()
+    attrs[_OUT_MIME] = JSON
+    return attrs
+
+
+def step() -> dict[str, Any]:
+    """A judge's render or parse: a step of its chain."""
+    return {KIND: CHAIN}
+
+
+def truth(snap: TruthSnapshot) -> dict[str, Any]:
+    """A ground-truth fetch: RETRIEVER, the query in, the snapshot out as its one document."""
+    doc = f"{SpanAttributes.RETRIEVAL_DOCUMENTS}.0."
+    out = snap.payload_text()
+    attrs: dict[str, Any] = {KIND: RETRIEVER, _IN: clip(snap.query), _IN_MIME: TEXT,
+                             _OUT: clip(out), _OUT_MIME: JSON if out[:1] in "{[" else TEXT,
+                             doc + DocumentAttributes.DOCUMENT_ID: snap.instrument,
+                             doc + DocumentAttributes.DOCUMENT_CONTENT: clip(out),
+                             doc + DocumentAttributes.DOCUMENT_METADATA: orjson.dumps(
+                                 {"provider": snap.provider, "status": snap.status,
+                                  "fetched_at": snap.fetched_at.isoformat()}).decode()}
+    return attrs
+
+
+def stored_truth(item: Item, source: str) -> dict[str, Any]:
+    """The item's own ground truth, read from the dataset: a RETRIEVER with no query."""
+    attrs: dict[str, Any] = {KIND: RETRIEVER, _IN: source, _IN_MIME: TEXT}
+    value = item.fields.get("ground_truth")
+    _io(attrs, _OUT, _OUT_MIME, value)
+    if isinstance(value, str) and value[:1] in ("{", "["):
+        attrs[_OUT_MIME] = JSON  # a source row kept as JSON text (FinSearchComp's)
+    return attrs
+
+
+def tool(call: dict[str, Any]) -> dict[str, Any]:
+    """One tool call of an agent's trajectory: TOOL, its arguments in, its result out."""
+    name = str(call.get("name", ""))
+    attrs: dict[str, Any] = {
+        KIND: TOOL, ToolAttributes.TOOL_NAME: name,
+        gen_ai.GEN_AI_OPERATION_NAME: gen_ai.GenAiOperationNameValues.EXECUTE_TOOL.value,
+        gen_ai.GEN_AI_TOOL_NAME: name}
+    if call.get("id") is not None:
+        attrs[gen_ai.GEN_AI_TOOL_CALL_ID] = str(call["id"])
+    if "arguments" in call:
+        _io(attrs, _IN, _IN_MIME, call["arguments"])
+        attrs[gen_ai.GEN_AI_TOOL_CALL_ARGUMENTS] = attrs[_IN]
+    if "result" in call:
+        _io(attrs, _OUT, _OUT_MIME, call["result"])
+        attrs[gen_ai.GEN_AI_TOOL_CALL_RESULT] = attrs.get(_OUT, "")
+    return attrs

@@ -1,0 +1,59 @@
+"""The convention attributes of the spans that the end-to-end test does not meet: a fetched
+ground truth, a failed judgment, texts that are long or hold a key, the baseline agent."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+from assay.core import secrets
+from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
+from assay.runner import semconv
+
+ITEM = Item("q1", {"prompt": "贵州茅台最新股价"}, "v", 1)
+
+
+def test_a_fetched_snapshot_is_a_retriever_with_its_query_and_payload() -> None:
+    snap = TruthSnapshot("akshare", "600519", "stock_zh_a_spot_em()['600519']",
+                         datetime(2026, 11, 30, 1, 30, tzinfo=UTC), "ok",
+                         payload={"最新价": 1455.0})
+    a = semconv.truth(snap)
+    assert a["openinference.span.kind"] == "RETRIEVER"
+    assert a["input.value"] == "stock_zh_a_spot_em()['600519']"
+    assert a["output.value"] == '{"最新价": 1455.0}' and a["output.mime_type"] == "application/json"
+    assert a["retrieval.documents.0.document.id"] == "600519"
+    assert a["retrieval.documents.0.document.content"] == a["output.value"]
+    assert json.loads(a["retrieval.documents.0.document.metadata"]) == {
+        "provider": "akshare", "status": "ok", "fetched_at": "2026-11-30T01:30:00+00:00"}
+
+
+def test_an_error_score_has_a_label_and_no_score() -> None:
+    a = semconv.evaluator(Score.error("model call failed: HTTP 500", "judge@m", "v1"))
+    assert a["openinference.span.kind"] == "EVALUATOR"
+    assert a["evaluation.label"] == a["gen_ai.evaluation.score.label"] == "error"
+    assert "evaluation.score" not in a and "gen_ai.evaluation.score.value" not in a
+    assert json.loads(a["output.value"]) == {"score": None, "status": "error",
+                                             "reason": "model call failed: HTTP 500"}
+    root = semconv.root(ITEM, None, [Score(0.0, ScoreStatus.SCORED, "wrong", "rubric", "v"),
+                                     Score.error("boom", "judge@m", "v1")])
+    assert root["assay.score.rubric"] == 0.0 and root["assay.status.rubric"] == "scored"
+    assert "assay.score.judge@m" not in root and root["assay.status.judge@m"] == "error"
+    assert root["evaluations.1.evaluation.explanation"] == "boom"
+    assert "output.value" not in root  # no answer: nothing invented
+
+
+def test_texts_are_masked_and_cut() -> None:
+    secrets.forget_all()
+    secrets.remember("sk-live-echoed-key-123", "OPENAI_API_KEY")
+    try:
+        long = "x" * 20_000
+        answer = Answer(f"401: bad key sk-live-echoed-key-123 {long}")
+        a = semconv.target("baseline-quote-agent", "agent", ITEM, answer)
+        assert a["openinference.span.kind"] == "AGENT"
+        assert a["output.value"].startswith("401: bad key [secret $OPENAI_API_KEY] xxx")
+        assert len(a["output.value"]) == semconv.TEXT_LIMIT + 1  # and the mark "…"
+        r = semconv.reply("sk-live-echoed-key-123", {"prompt_tokens": 3}, None)
+        assert "sk-live" not in json.dumps(r) and r["llm.token_count.prompt"] == 3
+        assert "llm.token_count.total" not in r  # not invented from half the counts
+    finally:
+        secrets.forget_all()

@@ -124,3 +124,43 @@ def test_migrations_match_the_schema_and_keep_old_runs(tmp_path: Path) -> None:
                                                         1.0)]
         diff = compare_metadata(MigrationContext.configure(conn), metadata)
     assert diff == []
+
+
+def _shape(url: str) -> dict[str, object]:
+    """Every table's columns (type, not-null, default, key), indexes and foreign keys."""
+    import sqlite3
+
+    with sqlite3.connect(url.removeprefix("sqlite:///")) as db:
+        tables = [r[0] for r in db.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")]
+        out: dict[str, object] = {}
+        for t in tables:
+            indexes = sorted(
+                (bool(unique), tuple(c[2] for c in db.execute(f"PRAGMA index_info('{name}')")))
+                for _, name, unique, *_ in db.execute(f"PRAGMA index_list('{t}')"))
+            out[t] = (list(db.execute(f"PRAGMA table_info('{t}')")), indexes,
+                      sorted(db.execute(f"PRAGMA foreign_key_list('{t}')")))
+        out["revision"] = list(db.execute("SELECT version_num FROM alembic_version"))
+    return out
+
+
+def test_a_new_store_is_the_migrated_schema(tmp_path: Path) -> None:
+    """A new SQLite store is created from schema.py and stamped at HEAD in one step: it must
+    be exactly what running every migration gives (columns, types, defaults, keys, indexes,
+    foreign keys and the revision)."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import create_engine
+
+    from assay.store.db import HEAD, MIGRATIONS, open_engine
+
+    migrated = f"sqlite:///{tmp_path / 'migrated.db'}"
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    with create_engine(migrated).begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "head")
+    created = f"sqlite:///{tmp_path / 'created.db'}"
+    open_engine(created)
+    assert _shape(created) == _shape(migrated)
+    assert _shape(created)["revision"] == [(HEAD,)]

@@ -14,7 +14,9 @@ from assay.core.tally import Tally as Agg
 from assay.report.aggregate import aggregate
 from assay.report.compare import compare_runs
 from assay.report.export import export_run
+from assay.report.provenance import dataset_warnings
 from assay.store import repo
+from assay.store.costs import run_cost_sheet
 from assay.store.db import open_engine
 
 
@@ -52,8 +54,13 @@ def print_aggregates(run_id: str, db: str | None, by: str | None) -> None:
                       list(agg.evaluators.items())))
     for name, groups in agg.groups.items():
         c.print(agg_table(f"{name} by {by}", str(by), sorted(groups.items())))
-    for name, cost in agg.cost.items():
-        c.print(f"{escape(name)}: model cost {cost:.4f}")
+    from .costs_view import print_costs
+
+    run = repo.get_run(engine, run_id) or {}
+    summary = run.get("summary") or {}
+    print_costs(c, run_cost_sheet(engine, run_id), summary.get("budget") or {})
+    if summary.get("stop_reason"):
+        c.print(f"interrupted by: {summary['stop_reason']}")
 
 
 def compare(run_ids: list[str], *, evaluators: list[str], targets: list[str], db: str | None,
@@ -63,6 +70,8 @@ def compare(run_ids: list[str], *, evaluators: list[str], targets: list[str], db
         raise ConfigError("--target is given once per run, in the same order")
     pairs = compare_runs(engine, run_ids, evaluators=evaluators or None,
                          targets=list(targets) if targets else None)
+    for warning in dataset_warnings(engine, run_ids):  # on stderr: --json output stays JSON
+        Console(stderr=True, soft_wrap=True).print(escape(warning))
     if as_json:
         print(json.dumps([p.as_dict() for p in pairs], ensure_ascii=False, default=str))
         return 0

@@ -30,6 +30,7 @@ def env() -> Environment:
     e = Environment(loader=FileSystemLoader(TEMPLATES),
                     autoescape=select_autoescape(["html", "j2"]))
     e.filters["num"] = lambda x, d=3: "–" if x is None else f"{x:.{d}f}"
+    e.filters["usd"] = lambda x: "–" if x is None else f"{x:.4f}" if x >= 0.01 else f"{x:.6f}"
     e.filters["ci"] = lambda ci: "–" if not ci else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
     e.filters["pval"] = lambda x: "–" if x is None else (f"{x:.1e}" if x < 1e-4 else f"{x:.4f}")
     # JSON as people read it (CJK kept), escaped by autoescape like any other text

@@ -16,14 +16,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assay.core.costs import CostSheet
 from assay.core.errors import ConfigError
 from assay.core.registry import built_from
 from assay.core.tally import Summary
 from assay.core.types import Item
 from assay.datasets.loader import load_dataset
+from assay.datasets.named import load_named, parse_ref
 from assay.datasets.select import select_items
 from assay.evaluators.build import EvaluatorFactory
+from assay.models.budget import Budget, BudgetExceeded
 from assay.store import lease, repo
+from assay.store.costs import run_cost_sheet
+from assay.store.dataset_names import NamedVersion
 from assay.store.db import Engine
 from assay.targets.base import Target
 from assay.targets.build import build_target
@@ -38,6 +43,7 @@ from .overrides import Overrides, apply_overrides
 from .pipeline import Progress, SamplePipeline, Work
 from .resume import Prior, load_prior
 from .spec import ExperimentSpec
+from .spending import budget_record, run_budget
 from .stop import deferred_interrupt
 
 OnFlush = Callable[[list[dict[str, Any]]], None]
@@ -54,6 +60,9 @@ class RunResult:
     otlp: str | None = None  # what happened to the OTLP export, when one was configured
     kind: str = "run"
     dataset_name: str = ""
+    stop_reason: str | None = None  # interrupted by: "budget" or "signal" (Ctrl-C)
+    budget: dict[str, Any] = field(default_factory=dict)  # usd, spent, refused
+    costs: CostSheet | None = None  # None: no priced model took part
 
 
 async def run_experiment(engine: Engine, spec: ExperimentSpec | None, *,
@@ -61,20 +70,21 @@ async def run_experiment(engine: Engine, spec: ExperimentSpec | None, *,
                          models_file: Path | None = None, use_cache: bool = True,
                          progress: Progress | None = None, kind: str = "run",
                          on_flush: OnFlush | None = None,
-                         run_id: str | None = None) -> RunResult:
+                         run_id: str | None = None, max_cost: float | None = None
+                         ) -> RunResult:
     """One owner per run (store/lease.py): a run another process is working on is refused,
     in one line, before anything is read or sent."""
     run_id = resume or run_id or (("s-" if kind == "score" else "r-") + uuid.uuid4().hex[:12])
     with lease.held(engine, run_id, new=resume is None):
         return await _run(engine, spec, run_id=run_id, overrides=overrides, resume=resume,
                           models_file=models_file, use_cache=use_cache, progress=progress,
-                          kind=kind, on_flush=on_flush)
+                          kind=kind, on_flush=on_flush, max_cost=max_cost)
 
 
 async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
                overrides: Overrides | None, resume: str | None, models_file: Path | None,
                use_cache: bool, progress: Progress | None, kind: str,
-               on_flush: OnFlush | None) -> RunResult:
+               on_flush: OnFlush | None, max_cost: float | None = None) -> RunResult:
     progress = progress or Progress()
     prior: Prior | None = None
     if resume is not None:
@@ -84,8 +94,16 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
         raise ConfigError("an experiment spec is needed to start a run")
     overrides = overrides or Overrides()
     spec = apply_overrides(spec, overrides)
-    dataset = load_dataset(spec.dataset.path, field_map=spec.dataset.fields,
-                           id_field=spec.dataset.id_field)
+    named: NamedVersion | None = None
+    if spec.dataset.name is not None:  # items from the store, as the version was added
+        version = spec.dataset.version
+        pinned = (prior.manifest.get("dataset") or {}).get("ref") if prior else None
+        if pinned:  # a resume runs the version its run started on, not a newer latest
+            version = parse_ref(str(pinned))[1]
+        dataset, named = load_named(engine, spec.dataset.name, version)
+    else:
+        dataset = load_dataset(spec.dataset.path, field_map=spec.dataset.fields,
+                               id_field=spec.dataset.id_field)
     if prior is not None and dataset.version != prior.dataset_version:
         raise ConfigError(f"{dataset.path} changed since run {resume} started (version "
                           f"{prior.dataset_version[:12]}, now {dataset.version[:12]}); it "
@@ -109,11 +127,16 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
             judges = [ev.name for ev in evaluators if not ev.deterministic]
             raise ConfigError(f"--jury {spec.jury} needs two or more model judges (have "
                               f"{', '.join(judges) or 'none'})")
+        # every model is built by now: an unpriced one under a budget stops the run here
+        budget = run_budget(engine, run_id, spec_usd=spec.budget_usd, max_cost=max_cost,
+                            resumed=prior is not None, clients=factory.clients.values())
         if prior is None:
             manifest = build_manifest(
                 kind=kind, name=spec.name, spec=spec.raw, spec_path=str(spec.path.resolve()),
                 overrides=overrides.as_dict(),
                 dataset={"path": dataset.path, "version": dataset.version,
+                         **({"name": named.name, "ref": named.ref,
+                             "source": named.source} if named else {}),
                          "items": len(dataset.items), "selected": len(chosen),
                          "filter": ds.filter, "sample": ds.sample,
                          "limit": overrides.limit or ds.limit},
@@ -129,10 +152,11 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
                               "snapshots": str(truth_cfg.snapshots) if truth_cfg.snapshots
                               else None, "date": truth_cfg.date},
                 tags=spec.tags)
-            repo.save_dataset(engine, version=dataset.version, name=dataset.name,
-                              path=dataset.path, fmt=dataset.format, rows=dataset.items)
+            if named is None:  # a named version's items are stored already
+                repo.save_dataset(engine, version=dataset.version, name=dataset.name,
+                                  path=dataset.path, fmt=dataset.format, rows=dataset.items)
             repo.create_run(engine, run_id=run_id, kind=kind, dataset_id=dataset.version,
-                            manifest=manifest)
+                            manifest=manifest, dataset_ref=named.ref if named else None)
         else:
             repo.set_run_status(engine, run_id, "running")
         writer = (BatchCommit(engine, on_flush) if spec.commit == "batch"
@@ -147,16 +171,21 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
         progress.total = len(chosen) * len(targets) * spec.repeats
         progress.skipped = progress.done = progress.total - len(todo)
         progress.tick()
-        status = await _execute(engine, run_id, pipeline, todo, spec, chosen, progress,
-                                prior)
+        status, stop_reason = await _execute(engine, run_id, pipeline, todo, spec, progress,
+                                             budget)
     finally:
         for t in targets:
             await t.close()
         await factory.close()
     rows = pipeline.tallies if prior is None else repo.result_scores(engine, run_id)
     summary = summarize(engine, run_id, rows, {it.id: it for it in chosen}, spec.group_by)
+    costs = None
+    if factory.clients:  # a run that called no model has cost nothing: no query for it
+        costs = run_cost_sheet(engine, run_id)
+        repo.merge_summary(engine, run_id, {"costs": costs.as_dict()})
     result = RunResult(run_id, status, spec, progress.total, progress.done, summary, kind=kind,
-                       dataset_name=dataset.name)
+                       dataset_name=dataset.name, stop_reason=stop_reason,
+                       budget=budget_record(budget).get("budget", {}), costs=costs)
     endpoint = spec.otlp or endpoint_from_env()
     if endpoint:
         result.otlp = await export_new_spans(engine, run_id, endpoint,
@@ -197,21 +226,28 @@ def _work(chosen: list[Item], targets: list[Target], repeats: int, prior: Prior 
 
 
 async def _execute(engine: Engine, run_id: str, pipeline: SamplePipeline, todo: list[Work],
-                   spec: ExperimentSpec, chosen: list[Item], progress: Progress,
-                   prior: Prior | None) -> str:
-    """The worker pool; on Ctrl-C no new sample starts, those in flight finish and are
-    written, and the run is marked interrupted (resumable)."""
+                   spec: ExperimentSpec, progress: Progress, budget: Budget | None
+                   ) -> tuple[str, str | None]:
+    """The worker pool; on Ctrl-C — or when the budget refuses a request — no new sample
+    starts, those in flight finish and are written, and the run is marked interrupted
+    (resumable), with the reason."""
     status = "failed"
+    reason: str | None = None
     try:
         with deferred_interrupt() as stop, long_lived_data_frozen():
             queue = iter(todo)
 
             async def worker() -> None:
+                nonlocal reason
                 while not stop.requested:
                     nxt = next(queue, None)
                     if nxt is None:
                         return
-                    await pipeline.sample(nxt)
+                    try:
+                        await pipeline.sample(nxt)
+                    except BudgetExceeded:  # nothing was sent for it: resume does it
+                        reason = "budget"
+                        stop.requested = True
 
             workers = max(1, min(spec.concurrency or auto_concurrency(pipeline), len(todo)))
             try:
@@ -219,10 +255,13 @@ async def _execute(engine: Engine, run_id: str, pipeline: SamplePipeline, todo: 
             finally:
                 await pipeline.writer.close()  # what finished is written, also on failure
             status = "interrupted" if stop.requested else "finished"
+            if stop.requested and reason is None:
+                reason = "signal"
     finally:
         repo.finish_run(engine, run_id, status, {
-            "samples": progress.total, "samples_done": progress.done})
-    return status
+            "samples": progress.total, "samples_done": progress.done,
+            **({"stop_reason": reason} if reason else {}), **budget_record(budget)})
+    return status, reason
 
 
 def auto_concurrency(pipeline: SamplePipeline) -> int:

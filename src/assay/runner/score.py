@@ -23,7 +23,8 @@ from .spec import ExperimentSpec, parse_spec
 def score_spec(dataset: Path, evaluators: list[str], *, responses: Path | None = None,
                response_field: str = "response", fields: dict[str, str] | None = None,
                id_field: str | None = None, group_by: str = "label",
-               judge_model: str | None = None, jury: str | None = None) -> ExperimentSpec:
+               judge_model: str | None = None, jury: str | None = None,
+               max_cost: float | None = None) -> ExperimentSpec:
     """The spec `assay score` runs, kept in the manifest so the run can be resumed."""
     if not evaluators:
         raise ConfigError("no evaluator given")
@@ -37,7 +38,8 @@ def score_spec(dataset: Path, evaluators: list[str], *, responses: Path | None =
         "targets": [target], "evaluators": list(evaluators), "ground_truth": "stored",
         "commit": "batch", "concurrency": "auto", "group_by": group_by,
         **({"jury": jury} if jury else {}), **({"judge_model": judge_model} if judge_model
-                                              else {})}
+                                              else {}),
+        **({"budget": {"usd": max_cost}} if max_cost is not None else {})}
     spec = parse_spec(raw, Path.cwd() / "assay-score.yaml")
     # The manifest keeps absolute paths (a resume may start elsewhere); this run names the
     # files as the user wrote them, in its messages too.
@@ -79,13 +81,14 @@ class JsonLines:
 async def score(engine: Engine, spec: ExperimentSpec | None, *, out: Path | None = None,
                 resume: str | None = None, models_file: Path | None = None,
                 use_cache: bool = True,
-                progress: Callable[[Progress], None] | None = None) -> RunResult:
+                progress: Callable[[Progress], None] | None = None,
+                max_cost: float | None = None) -> RunResult:
     lines = JsonLines(out, append=resume is not None) if out is not None else None
     try:
         return await run_experiment(engine, spec, resume=resume, models_file=models_file,
                                     use_cache=use_cache, kind="score",
                                     progress=Progress(on_change=progress),
-                                    on_flush=lines)
+                                    on_flush=lines, max_cost=max_cost)
     finally:
         if lines is not None:
             lines.close()

@@ -98,6 +98,9 @@ def test_budget_stops_before_the_request_that_would_pass_it_and_resume_completes
     assert summary["costs"]["targets"] == {"t": pytest.approx(0.08)}
     assert summary["costs"]["judges"] == {"short-judge@j": pytest.approx(0.042)}
     assert "0.1220 of a 0.13 budget" in r.stdout
+    r = run("show", run_id, cwd=project)
+    assert (f"interrupted by: budget; continue with: assay run --resume {run_id} --max-cost "
+            "LARGER") in r.stdout
 
     # Resumed under the same budget: refused at once (0.122 spent counts), nothing sent.
     r = run("run", "--resume", run_id, cwd=project)

@@ -95,6 +95,22 @@ def test_versions_runs_pin_and_compare_warns(project: Path,  # noqa: F811
         + r.stdout.split("added ")[1].split(" UTC")[0] + " UTC from items.jsonl",
         "  01: " + "Q" * 32, "  02: " + "Q" * 32, "  … and 4 more"]
     assert f"runs: {run1} (finished), {run3} (finished)" in r.stdout
+    r = run("runs", cwd=project)
+    cells = [" ".join(x.replace("│", " ").split()) for x in r.stdout.splitlines()]
+    assert any(c.startswith(run1) and c.endswith(" qs@1") for c in cells), cells
+    r = run("show", run1, cwd=project)
+    assert f"version {ds1[:12]}, 6 item(s) (named version qs@1, added from items.jsonl)" \
+        in r.stdout
+    from fastapi.testclient import TestClient
+
+    from assay.store.db import open_engine
+    from assay.web.app import create_app
+
+    client = TestClient(create_app(open_engine(f"sqlite:///{project / '.assay' / 'assay.db'}")),
+                        base_url="http://127.0.0.1:8600")
+    page = client.get("/datasets").text
+    assert f"<td><b>qs@1</b></td><td><code>{ds1[:12]}</code></td><td class=\"n\">6</td>" in page
+    assert "<td><b>qs@2</b></td>" in page
     r = run("datasets", "show", "qs@9", cwd=project)
     assert r.returncode == 2 and r.stderr.strip() == (
         "error: dataset 'qs' has no version 9 (versions: 1, 2; see assay datasets show qs)")

@@ -59,8 +59,6 @@ def print_aggregates(run_id: str, db: str | None, by: str | None) -> None:
     run = repo.get_run(engine, run_id) or {}
     summary = run.get("summary") or {}
     print_costs(c, run_cost_sheet(engine, run_id), summary.get("budget") or {})
-    if summary.get("stop_reason"):
-        c.print(f"interrupted by: {summary['stop_reason']}")
 
 
 def compare(run_ids: list[str], *, evaluators: list[str], targets: list[str], db: str | None,

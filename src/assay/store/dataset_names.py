@@ -83,11 +83,12 @@ def resolve(engine: Engine, name: str, version: int | None = None) -> NamedVersi
     raise ConfigError(f"no named dataset '{name}'{hint}")
 
 
-def versions(engine: Engine, name: str) -> list[NamedVersion]:
+def versions(engine: Engine, name: str | None = None) -> list[NamedVersion]:
+    """A name's versions (every name's, without one), by name and number."""
+    q = _select() if name is None else _select().where(dataset_versions.c.name == name)
     with engine.connect() as conn:
         return [NamedVersion(*r) for r in conn.execute(
-            _select().where(dataset_versions.c.name == name)
-            .order_by(dataset_versions.c.version))]
+            q.order_by(dataset_versions.c.name, dataset_versions.c.version))]
 
 
 def latest_versions(engine: Engine) -> list[tuple[NamedVersion, int]]:

@@ -261,7 +261,7 @@ def list_spans(engine: Engine, run_id: str, item_id: str | None = None
 def list_runs(engine: Engine, limit: int = 50) -> list[dict[str, Any]]:
     with engine.connect() as conn:
         rows = conn.execute(select(runs.c.id, runs.c.kind, runs.c.status, runs.c.created_at,
-                                   runs.c.finished_at, runs.c.dataset_id)
+                                   runs.c.finished_at, runs.c.dataset_id, runs.c.dataset_ref)
                             .order_by(runs.c.created_at.desc()).limit(limit)).mappings().all()
         return [dict(r) for r in rows]
 

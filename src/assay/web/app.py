@@ -126,7 +126,8 @@ def create_app(engine: Engine, *, token: str | None = None,
 
     @app.get("/datasets", response_class=HTMLResponse, include_in_schema=False)
     def datasets_page() -> HTMLResponse:
-        return page("datasets.html.j2", datasets=queries.datasets_list(engine))
+        return page("datasets.html.j2", datasets=queries.datasets_list(engine),
+                    named=queries.named_versions(engine))
 
     @app.get("/evaluators", response_class=HTMLResponse, include_in_schema=False)
     def evaluators_page(name: str | None = None) -> HTMLResponse:

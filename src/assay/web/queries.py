@@ -8,8 +8,8 @@ from typing import Any
 from assay.core.errors import ConfigError
 from assay.report.aggregate import summary_by_evaluator
 from assay.report.calibration import run_calibrations
+from assay.store import dataset_names, repo
 from assay.store import datasets as stored_datasets
-from assay.store import repo
 from assay.store import results as stored_results
 from assay.store import reviews as stored_reviews
 from assay.store import runs as stored_runs
@@ -130,3 +130,8 @@ def item_chain(engine: Engine, run_id: str, item_id: str) -> dict[str, Any]:
 
 def datasets_list(engine: Engine) -> list[dict[str, Any]]:
     return stored_datasets.list_datasets(engine)
+
+
+def named_versions(engine: Engine) -> list[dict[str, Any]]:
+    """Every named dataset version (`assay datasets add`), by name and number."""
+    return [{**v.__dict__, "ref": v.ref} for v in dataset_names.versions(engine)]

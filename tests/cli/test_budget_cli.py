@@ -207,3 +207,23 @@ def test_score_with_max_cost_stops_the_judges_and_resumes(
     status, summary = run_row(project, run_id)
     assert status == "finished"
     assert summary["costs"]["judges"]["short-judge@j"] == pytest.approx(0.084)
+
+
+def test_python_api_takes_max_cost(project: Path, openai_server: OpenAIServer,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import assay
+
+    monkeypatch.chdir(project)  # the judge template's path, as in a spec
+    rows = [{"prompt_id": f"{i:02d}", "prompt": "ITEM " + f"{i:02d}|" + "Q" * 32}
+            for i in range(1, 7)]
+
+    def evaluate(usd: float) -> assay.Run:
+        return assay.evaluate(rows, "model:t", ["judge.md@j"], db=f"sqlite:///{project}/a.db",
+                              models_file=project / "assay-models.yaml", concurrency=1,
+                              max_cost=usd)
+
+    # no max_tokens on this target: before its first reply, 1,024 tokens out are assumed
+    # (1.064 USD with its 40-character prompt), more than 0.5 — nothing is sent
+    assert evaluate(0.5).status == "interrupted" and openai_server.requests == []
+    run = evaluate(1.1)
+    assert run.status == "finished" and len(openai_server.requests) == 12

@@ -108,6 +108,11 @@ def test_versions_runs_pin_and_compare_warns(project: Path,  # noqa: F811
 
     client = TestClient(create_app(open_engine(f"sqlite:///{project / '.assay' / 'assay.db'}")),
                         base_url="http://127.0.0.1:8600")
+    warning = r"warning: different data: " + run1
+    page = client.get(f"/compare?runs={run1}&runs={run2}").text
+    assert page.count('<p class="warn" id="data-warning">' + warning) == 1
+    assert run("report", run1, "--compare", run2, "-o", "c.html", cwd=project).returncode == 0
+    assert '<p class="warn">' + warning in (project / "c.html").read_text("utf-8")
     page = client.get("/datasets").text
     assert f"<td><b>qs@1</b></td><td><code>{ds1[:12]}</code></td><td class=\"n\">6</td>" in page
     assert "<td><b>qs@2</b></td>" in page

@@ -173,3 +173,24 @@ def test_spec_tells_names_from_files(tmp_path: Path) -> None:
     assert ds("prices") == (None, None)  # a file of that name is there: the file
     assert ds("missing.jsonl") == (None, None)  # a data file (its absence said at run time)
     assert ds("data/x@2") == (None, None)
+
+
+def test_named_versions_budget_and_costs_on_postgresql(project: Path,  # noqa: F811
+                                                      openai_server: OpenAIServer) -> None:
+    from tests.postgres import postgres_server
+
+    with postgres_server() as pg:
+        assert run("datasets", "add", "qs", "items.jsonl", "--db", pg,
+                   cwd=project).returncode == 0
+        r = run("run", spec(project, "s.yaml", "qs", "budget: {usd: 0.1}\n"), "--db", pg,
+                cwd=project)
+        assert r.returncode == 130, r.stderr
+        run_id = r.stderr.split("--resume ")[1].split()[0]
+        assert sent(openai_server) == ["T01", "J01", "T02", "J02", "T03"]
+        r = run("run", "--resume", run_id, "--max-cost", "1", "--db", pg, cwd=project)
+        assert r.returncode == 0, r.stderr
+        assert "0.2040 of a 1 budget" in r.stdout
+        r = run("compare", run_id, run_id, "--db", pg, cwd=project)
+        assert r.returncode == 0 and "warning" not in r.stderr
+        r = run("datasets", "show", "qs@1", "--db", pg, cwd=project)
+        assert f"runs: {run_id} (finished)" in r.stdout

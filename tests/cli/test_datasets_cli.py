@@ -194,3 +194,20 @@ def test_named_versions_budget_and_costs_on_postgresql(project: Path,  # noqa: F
         assert r.returncode == 0 and "warning" not in r.stderr
         r = run("datasets", "show", "qs@1", "--db", pg, cwd=project)
         assert f"runs: {run_id} (finished)" in r.stdout
+
+
+def test_score_a_named_version(tmp_path: Path) -> None:
+    from tests.conftest import SAMPLE
+
+    assert run("datasets", "add", "t1", str(SAMPLE), cwd=tmp_path).returncode == 0
+    r = run("score", "t1@1", "--out", "o.jsonl", "--fail-under", "0.9", cwd=tmp_path)
+    assert r.returncode == 1, r.stderr  # the same figures as the file's
+    assert "below --fail-under 0.9: finance-rubric mean 0.557" in r.stdout
+    run_id = r.stdout.split("run ")[-1].split()[0]
+    db = sqlite3.connect(tmp_path / ".assay" / "assay.db")
+    assert db.execute("SELECT dataset_ref FROM runs WHERE id = ?", (run_id,)).fetchone() == (
+        "t1@1",)
+    r = run("score", "t1@1", "--field", "response=answer", cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.strip() == (
+        "error: t1@1 is a named dataset version: its fields were mapped when it was added "
+        "(assay datasets add … --field, --id-field)")

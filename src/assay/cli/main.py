@@ -39,7 +39,8 @@ def _root(version: Annotated[bool, typer.Option("--version", callback=_version,
 @app.command()
 def score(
     dataset: Annotated[Path | None, typer.Argument(
-        help="Items: .json (FinSearchComp), .jsonl, .csv, .xlsx or .parquet.")] = None,
+        help="Items: .json (FinSearchComp), .jsonl, .csv, .xlsx or .parquet; or a named "
+        "version, NAME@VERSION (assay datasets add).")] = None,
     responses: Annotated[Path | None, typer.Option(
         "--responses", help="Answers in a separate JSONL/CSV keyed by item id.")] = None,
     evaluator: Annotated[list[str] | None, typer.Option(

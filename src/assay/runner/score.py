@@ -13,6 +13,7 @@ from typing import IO, Any
 import orjson
 
 from assay.core.errors import ConfigError
+from assay.datasets.named import REF
 from assay.store.db import Engine
 
 from .execute import RunResult, run_experiment
@@ -28,13 +29,18 @@ def score_spec(dataset: Path, evaluators: list[str], *, responses: Path | None =
     """The spec `assay score` runs, kept in the manifest so the run can be resumed."""
     if not evaluators:
         raise ConfigError("no evaluator given")
+    named = not dataset.exists() and REF.match(str(dataset)) is not None  # NAME@VERSION
+    if named and (fields or id_field):
+        raise ConfigError(f"{dataset} is a named dataset version: its fields were mapped when it "
+                          "was added (assay datasets add … --field, --id-field)")
     target: dict[str, Any] = {"name": "recorded", "type": "recorded", "field": response_field}
     if responses is not None:
         target["file"] = str(responses.resolve())
     raw: dict[str, Any] = {
         "name": dataset.stem,
-        "dataset": {"path": str(dataset.resolve()), "fields": dict(fields or {}),
-                    **({"id_field": id_field} if id_field else {})},
+        "dataset": {"name": str(dataset)} if named else {
+            "path": str(dataset.resolve()), "fields": dict(fields or {}),
+            **({"id_field": id_field} if id_field else {})},
         "targets": [target], "evaluators": list(evaluators), "ground_truth": "stored",
         "commit": "batch", "concurrency": "auto", "group_by": group_by,
         **({"jury": jury} if jury else {}), **({"judge_model": judge_model} if judge_model
@@ -43,7 +49,8 @@ def score_spec(dataset: Path, evaluators: list[str], *, responses: Path | None =
     spec = parse_spec(raw, Path.cwd() / "assay-score.yaml")
     # The manifest keeps absolute paths (a resume may start elsewhere); this run names the
     # files as the user wrote them, in its messages too.
-    spec.dataset.path = dataset
+    if not named:
+        spec.dataset.path = dataset
     if responses is not None:
         spec.targets[0].options["file"] = str(responses)
     return spec

@@ -99,7 +99,12 @@ class SamplePipeline:
         # fetched, so there is no duration to trace; the root span says where both came from.
         lean = target.kind == "recorded" and self.capture is None
         if prior is None:
-            answer = await self._call(target, item)
+            try:
+                answer = await self._call(target, item)
+            except BaseException:  # refused by the budget (or worse): no quote left fetching
+                if fetching is not None:
+                    fetching.cancel()
+                raise
             t_end = time.time()
             if not lean or answer.error is not None:
                 tid = trace.span("target", target.name, t_start, t_end,

@@ -104,7 +104,8 @@ async def aevaluate(dataset: str | Path | Sequence[dict[str, Any]], target: Targ
                     limit: int | None = None, repeats: int = 1, id_field: str | None = None,
                     models_file: str | Path | None = None, use_cache: bool = True,
                     ground_truth: str = "stored", truth: dict[str, Any] | None = None,
-                    progress: Callable[[Progress], None] | None = None) -> Run:
+                    progress: Callable[[Progress], None] | None = None,
+                    max_cost: float | None = None) -> Run:
     path = _dataset_path(dataset)
     t = _target(target)
     evs = [parse_entry(e, Path.cwd()) for e in evaluators]  # names, {name, args}, {python}
@@ -116,12 +117,13 @@ async def aevaluate(dataset: str | Path | Sequence[dict[str, Any]], target: Targ
            "targets": [raw_target],
            "evaluators": [e if isinstance(e, str) else dict(e) for e in evaluators],
            "concurrency": concurrency, "repeats": repeats, "ground_truth": ground_truth,
-           "truth": dict(truth or {})}
+           "truth": dict(truth or {}),
+           **({"budget": {"usd": max_cost}} if max_cost is not None else {})}
     spec = ExperimentSpec(path=Path("python-api.yaml").resolve(), name=str(raw["name"]),
                           dataset=DatasetSpec(path=path, id_field=id_field, limit=limit),
                           targets=[t], evaluators=evs, concurrency=concurrency,
                           repeats=repeats, ground_truth=ground_truth, truth=dict(truth or {}),
-                          raw=raw)
+                          budget_usd=max_cost, raw=raw)
     engine = open_engine(db)
     result = await run_experiment(engine, spec, models_file=Path(models_file) if models_file
                                   else None, use_cache=use_cache,

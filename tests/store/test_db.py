@@ -114,7 +114,7 @@ def test_migrations_match_the_schema_and_keep_old_runs(tmp_path: Path) -> None:
                           "score, status, reason, created_at) VALUES ('r1', 'q1', "
                           "'finance-rubric', 'v', 1, 'scored', 'ok', '2026-01-01 00:00:00')"))
     engine = open_engine(url)
-    assert current_revision(engine) == HEAD == "0007"
+    assert current_revision(engine) == HEAD == "0008"
     with engine.connect() as conn:
         assert conn.execute(text("SELECT item_id, label FROM items")).all() == [("q1", "Stock")]
         assert conn.execute(text("SELECT item_id, target, epoch, text FROM answers")).all() \

@@ -50,7 +50,8 @@ def _root(version: Annotated[bool, typer.Option("--version", callback=_version,
 @app.command()
 def score(
     dataset: Annotated[Path | None, typer.Argument(
-        help="Items: .json (FinSearchComp), .jsonl, .csv, .xlsx or .parquet.")] = None,
+        help="Items: .json (FinSearchComp), .jsonl, .csv, .xlsx or .parquet; or a named "
+        "version, NAME@VERSION (assay datasets add).")] = None,
     responses: Annotated[Path | None, typer.Option(
         "--responses", help="Answers in a separate JSONL/CSV keyed by item id.")] = None,
     evaluator: Annotated[list[str] | None, typer.Option(
@@ -89,6 +90,9 @@ def score(
     junit: JunitOption = None,
     junit_threshold: JunitThreshold = None,
     github: GithubOption = False,
+    max_cost: Annotated[float | None, typer.Option(
+        "--max-cost", help="Budget in USD: stop before a model request would pass it, from the "
+        "registry's prices (with --resume: a new, larger budget).")] = None,
     db: DbOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     executor: ExecutorOption = None,
@@ -102,7 +106,8 @@ def score(
                      id_field=id_field, response_field=response_field, fail_under=fail_under,
                      group_by=by, db=db, quiet=quiet, judge_model=judge_model,
                      use_cache=not no_cache, models_file=models, jury=jury,
-                     ci=CiOutputs(junit, junit_threshold, github), executor=executor)
+                     ci=CiOutputs(junit, junit_threshold, github), executor=executor,
+                     max_cost=max_cost)
     raise typer.Exit(code)
 
 
@@ -151,6 +156,9 @@ def run(
     junit: JunitOption = None,
     junit_threshold: JunitThreshold = None,
     github: GithubOption = False,
+    max_cost: Annotated[float | None, typer.Option(
+        "--max-cost", help="Budget in USD: stop before a model request would pass it, from the "
+        "registry's prices (with --resume: a new, larger budget).")] = None,
     db: DbOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
     executor: ExecutorOption = None,
@@ -167,7 +175,7 @@ def run(
                               targets=target or [], evaluators=evaluator or [],
                               use_cache=not no_cache, models_file=models, db=db, quiet=quiet,
                               ci=CiOutputs(junit, junit_threshold, github, fail_under),
-                              executor=executor))
+                              executor=executor, max_cost=max_cost))
 
 
 @app.command()
@@ -443,6 +451,48 @@ def evaluators_show(name: Annotated[str, typer.Argument(
     from .evaluators_cmd import show_evaluator
 
     show_evaluator(name)
+
+
+datasets_app = typer.Typer(help="Named dataset versions: add a file under a name, list, show.",
+                           no_args_is_help=True)
+app.add_typer(datasets_app, name="datasets")
+
+
+@datasets_app.command("add")
+def datasets_add(
+    name: Annotated[str, typer.Argument(help="A name for the dataset (letters, digits, . _ -).")],
+    file: Annotated[Path, typer.Argument(help="Items: .json, .jsonl, .csv, .xlsx or .parquet.")],
+    field: Annotated[list[str] | None, typer.Option(
+        "--field", help="Map a column to a field: NAME=COLUMN (repeatable).")] = None,
+    id_field: Annotated[str | None, typer.Option(
+        "--id-field", help="Field holding the item id (default: prompt_id, else a hash).")]
+        = None,
+    db: DbOption = None,
+) -> None:
+    """Store the file's items as NAME's next version (none when the content is unchanged)."""
+    from .datasets_cmd import add
+
+    raise typer.Exit(add(name, file, field or [], id_field, db))
+
+
+@datasets_app.command("list")
+def datasets_list(db: DbOption = None) -> None:
+    """List named datasets with their latest version."""
+    from .datasets_cmd import list_all
+
+    raise typer.Exit(list_all(db))
+
+
+@datasets_app.command("show")
+def datasets_show(
+    ref: Annotated[str, typer.Argument(help="NAME (its versions) or NAME@VERSION.")],
+    items: Annotated[int, typer.Option("--items", help="Items to list.")] = 10,
+    db: DbOption = None,
+) -> None:
+    """A name's versions, or one version: items, content hash, source file, runs that used it."""
+    from .datasets_cmd import show as do_show
+
+    raise typer.Exit(do_show(ref, db, items))
 
 
 models_app = typer.Typer(help="The model registry (OpenAI-compatible endpoints).",

@@ -16,7 +16,9 @@ from assay.report.aggregate import aggregate
 from assay.report.compare import compare_runs
 from assay.report.export import export_run
 from assay.report.gate import check_options
+from assay.report.provenance import dataset_warnings
 from assay.store import repo
+from assay.store.costs import run_cost_sheet
 from assay.store.db import open_engine
 
 
@@ -54,8 +56,11 @@ def print_aggregates(run_id: str, db: str | None, by: str | None) -> None:
                       list(agg.evaluators.items())))
     for name, groups in agg.groups.items():
         c.print(agg_table(f"{name} by {by}", str(by), sorted(groups.items())))
-    for name, cost in agg.cost.items():
-        c.print(f"{escape(name)}: model cost {cost:.4f}")
+    from .costs_view import print_costs
+
+    run = repo.get_run(engine, run_id) or {}
+    summary = run.get("summary") or {}
+    print_costs(c, run_cost_sheet(engine, run_id), summary.get("budget") or {})
 
 
 def compare(run_ids: list[str], *, evaluators: list[str], targets: list[str], db: str | None,
@@ -78,6 +83,8 @@ def compare(run_ids: list[str], *, evaluators: list[str], targets: list[str], db
                               min_paired=gate.min_paired, resamples=gate.resamples,
                               junit=gate.junit, github=gate.github, as_json=as_json)
 
+    for warning in dataset_warnings(engine, run_ids):  # on stderr: --json output stays JSON
+        Console(stderr=True, soft_wrap=True).print(escape(warning))
     if as_json:
         print(json.dumps([p.as_dict() for p in pairs], ensure_ascii=False, default=str))
         return finish()

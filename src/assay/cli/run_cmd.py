@@ -19,15 +19,19 @@ from assay.store import lease, repo
 from assay.store.db import Engine, open_engine, redact, resolve_url
 
 from .ci_cmd import finish_run
+from .costs_view import budget_stop_line, print_costs
 from .score_cmd import CiOutputs, _print_summary
 
 
 def run_spec(*, spec: Path | None, resume: str | None, limit: int | None,
              concurrency: int | None, targets: list[str], evaluators: list[str],
              use_cache: bool, models_file: Path | None, db: str | None, quiet: bool,
-             ci: CiOutputs | None = None, executor: str | None = None) -> int:
+             ci: CiOutputs | None = None, executor: str | None = None,
+             max_cost: float | None = None) -> int:
     if concurrency is not None and concurrency < 1:
         raise ConfigError("--concurrency must be at least 1")
+    if max_cost is not None and max_cost <= 0:
+        raise ConfigError("--max-cost must be more than 0 (US dollars)")
     if limit is not None and limit < 1:
         raise ConfigError("--limit must be at least 1")
     engine = open_engine(db)
@@ -35,8 +39,10 @@ def run_spec(*, spec: Path | None, resume: str | None, limit: int | None,
         raise ConfigError("--resume continues a run as it was started: it takes no --limit, "
                           "--concurrency, --target, --evaluator or --executor")
     loaded = load_spec(spec) if spec is not None else None
-    overrides = Overrides(limit, concurrency, targets, evaluators, executor)
-    return _execute(engine, loaded, overrides, resume, use_cache, models_file, db, quiet, ci)
+    overrides = Overrides(limit, concurrency, targets, evaluators, executor=executor,
+                          max_cost=max_cost if resume is None else None)
+    return _execute(engine, loaded, overrides, resume, use_cache, models_file, db, quiet, ci,
+                    max_cost if resume is not None else None)
 
 
 def online_only(run_id: str) -> str:
@@ -63,7 +69,7 @@ def retry_run(run_id: str, *, models_file: Path | None, db: str | None, quiet: b
 
 def _execute(engine: Engine, spec: ExperimentSpec | None, overrides: Overrides, resume: str | None,
              use_cache: bool, models_file: Path | None, db: str | None, quiet: bool,
-             ci: CiOutputs | None = None) -> int:
+             ci: CiOutputs | None = None, max_cost: float | None = None) -> int:
     console = Console()
     if not console.is_terminal:
         console = Console(width=160)
@@ -90,11 +96,16 @@ def _execute(engine: Engine, spec: ExperimentSpec | None, overrides: Overrides, 
             progress.on_change = lambda p: live.update(line(p))
         result: RunResult = asyncio.run(run_experiment(
             engine, spec, overrides=overrides, resume=resume,
-            models_file=models_file, use_cache=use_cache, progress=progress))
+            models_file=models_file, use_cache=use_cache, progress=progress,
+            max_cost=max_cost))
     _print_summary(console, result.run_id, result.spec.name, result.total, result.summary,
                    result.spec.group_by)
+    print_costs(console, result.costs, result.budget)
     if result.otlp:
         err.print(result.otlp)
+    if result.stop_reason == "budget":
+        err.print(budget_stop_line(result, "run"))
+        return 130
     if result.status == "interrupted":
         err.print(f"interrupted: {result.done} of {result.total} samples are stored; continue "
                   f"with: assay run --resume {result.run_id}")

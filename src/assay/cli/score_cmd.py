@@ -40,11 +40,13 @@ def run_score(*, dataset: Path | None, responses: Path | None, evaluators: list[
               use_cache: bool = True, models_file: Path | None = None,
               jury: str | None = None, resume: str | None = None,
               ci: CiOutputs | None = None, args: list[str] | None = None,
-              executor: str | None = None) -> int:
+              executor: str | None = None, max_cost: float | None = None) -> int:
     # A pipe or file gets full-width tables (Rich would squeeze long labels to 80 columns).
     console = Console(stderr=False)
     if not console.is_terminal:
         console = Console(stderr=False, width=160)
+    if max_cost is not None and max_cost <= 0:
+        raise ConfigError("--max-cost must be more than 0 (US dollars)")
     spec = None
     if resume is None:
         if dataset is None:
@@ -52,7 +54,7 @@ def run_score(*, dataset: Path | None, responses: Path | None, evaluators: list[
         spec = score_spec(dataset, cli_entries(evaluators, args or []), responses=responses,
                           response_field=response_field, fields=parse_field_map(fields),
                           id_field=id_field, group_by=group_by, judge_model=judge_model,
-                          jury=jury, executor=executor)
+                          jury=jury, executor=executor, max_cost=max_cost)
     elif dataset is not None or args or executor is not None:
         raise ConfigError("--resume continues a run as it was started: give no DATASET, "
                           "--arg or --executor")
@@ -69,9 +71,16 @@ def run_score(*, dataset: Path | None, responses: Path | None, evaluators: list[
                 bar.update(task, total=p.total, completed=p.done)
 
         run = asyncio.run(score(engine, spec, out=out, resume=resume, models_file=models_file,
-                                use_cache=use_cache, progress=None if quiet else show))
+                                use_cache=use_cache, progress=None if quiet else show,
+                                max_cost=max_cost if resume is not None else None))
     _print_summary(console, run.run_id, run.dataset_name, run.total, run.summary,
                    run.spec.group_by)
+    from .costs_view import budget_stop_line, print_costs
+
+    print_costs(console, run.costs, run.budget)
+    if run.stop_reason == "budget":
+        Console(stderr=True, soft_wrap=True).print(budget_stop_line(run, "score"))
+        return 130
     if run.status == "interrupted":
         Console(stderr=True).print(
             f"interrupted: finished results are kept ({run.done} of {run.total} items); run "

@@ -46,7 +46,7 @@ def list_runs(db: str | None, limit: int) -> None:
         table.add_column(col)
     for r in repo.list_runs(engine, limit):
         table.add_row(r["id"], r["kind"], r["status"], _when(r["created_at"]),
-                      (r["dataset_id"] or "")[:12])
+                      escape(r["dataset_ref"] or "") or (r["dataset_id"] or "")[:12])
     _console().print(table)
 
 
@@ -70,7 +70,14 @@ def show_run(run_id: str, db: str | None, by: str | None = None) -> None:
             f"{_when(row['created_at'])}, finished {_when(row['finished_at'])}")
     ds = m.get("dataset") or {}
     c.print(f"dataset {escape(str(ds.get('path')))} version {str(ds.get('version'))[:12]}, "
-            f"{ds.get('selected', ds.get('items'))} item(s)")
+            f"{ds.get('selected', ds.get('items'))} item(s)"
+            + (f" (named version {escape(ds['ref'])}, added from {escape(ds['source'])})"
+               if ds.get("ref") else ""))
+    stop = (row["summary"] or {}).get("stop_reason")
+    if row["status"] == "interrupted" and stop:
+        c.print(f"interrupted by: {stop}" + (
+            f"; continue with: assay {row['kind']} --resume {run_id} --max-cost LARGER"
+            if stop == "budget" else f"; continue with: assay {row['kind']} --resume {run_id}"))
     for name, t in (m.get("targets") or {}).items():
         model = t.get("model")
         what = model.get("model") if isinstance(model, dict) else t.get(

@@ -32,6 +32,7 @@ from assay.core import secrets
 from assay.core.errors import ConfigError
 from assay.core.text import safe_text
 
+from .budget import Budget
 from .config import ModelConfig
 from .limiter import AdaptiveLimiter, RatePacer
 
@@ -76,6 +77,8 @@ class ModelClient:
         self.pacer = RatePacer(cfg.rpm) if cfg.rpm else None
         self._client = AsyncOpenAI(base_url=cfg.base_url, api_key=cfg.api_key(), max_retries=0,
                                    timeout=cfg.timeout_s, http_client=DefaultAioHttpClient())
+        # the run's spending limit (models/budget.py), set by the runner when it has one
+        self.budget: Budget | None = None
 
     async def close(self) -> None:
         await self._client.close()
@@ -88,6 +91,22 @@ class ModelClient:
 
     async def chat(self, messages: list[dict[str, str]], params: dict[str, Any] | None = None,
                    ) -> Completion:
+        """One request (with its retries). Under a budget it is admitted first — or refused
+        with `BudgetExceeded` before anything is sent — and its cost counted when it ends."""
+        if self.budget is None:
+            return await self._chat(messages, params)
+        budget = self.budget
+        guess = budget.reserve(self.cfg, messages, {**self.cfg.params, **(params or {})})
+        usage: dict[str, int] = {}
+        try:
+            completion = await self._chat(messages, params)
+            usage = completion.usage
+            return completion
+        finally:
+            budget.settle(guess, self.cfg, messages, usage)
+
+    async def _chat(self, messages: list[dict[str, str]], params: dict[str, Any] | None = None,
+                    ) -> Completion:
         import openai
 
         call = {**self.cfg.params, **(params or {})}

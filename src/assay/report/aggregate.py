@@ -13,6 +13,7 @@ from assay.core.tally import Tally as Agg
 from assay.store import answers as stored_answers
 from assay.store import repo
 from assay.store import results as stored
+from assay.store.costs import run_cost_sheet
 from assay.store.db import Engine
 
 from .stats import percentile
@@ -26,13 +27,14 @@ class RunAggregate:
     groups: dict[str, dict[str, Agg]] = field(default_factory=dict)  # evaluator → value → Agg
     targets: dict[str, dict[str, Any]] = field(default_factory=dict)  # tokens, latency, cost
     cost: dict[str, float] = field(default_factory=dict)  # evaluator → model cost
+    costs: dict[str, Any] = field(default_factory=dict)  # the cost sheet (core/costs.py)
 
     def as_dict(self) -> dict[str, Any]:
         return {"run_id": self.run_id, "by": self.by,
                 "evaluators": {k: v.as_dict() for k, v in self.evaluators.items()},
                 "groups": {k: {g: a.as_dict() for g, a in v.items()}
                            for k, v in self.groups.items()},
-                "targets": self.targets, "cost": self.cost}
+                "targets": self.targets, "cost": self.cost, "costs": self.costs}
 
 
 def _group_values(value: Any) -> Iterable[str]:
@@ -64,6 +66,7 @@ def aggregate(engine: Engine, run_id: str, by: str | None = "label") -> RunAggre
             per = out.groups.setdefault(name, {})
             for g in _group_values(r.group):
                 per.setdefault(g, Agg()).add(r.status, r.score, corrected)
+    out.costs = run_cost_sheet(engine, run_id).as_dict()
     ans = stored_answers.answer_stats(engine, run_id)
     by_target: dict[str, list[Any]] = {}
     for a in ans:

@@ -21,6 +21,7 @@ from .aggregate import aggregate
 from .agreement import agreement
 from .calibration import run_calibrations
 from .compare import compare_runs
+from .provenance import dataset_warnings
 from .stats import percentile
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -30,6 +31,7 @@ def env() -> Environment:
     e = Environment(loader=FileSystemLoader(TEMPLATES),
                     autoescape=select_autoescape(["html", "j2"]))
     e.filters["num"] = lambda x, d=3: "–" if x is None else f"{x:.{d}f}"
+    e.filters["usd"] = lambda x: "–" if x is None else f"{x:.4f}" if x >= 0.01 else f"{x:.6f}"
     e.filters["ci"] = lambda ci: "–" if not ci else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
     e.filters["pval"] = lambda x: "–" if x is None else (f"{x:.1e}" if x < 1e-4 else f"{x:.4f}")
     # JSON as people read it (CJK kept), escaped by autoescape like any other text
@@ -89,12 +91,13 @@ def write_report(engine: Engine, run_id: str, compare_with: list[str], out: Path
     pairs = agreement(repo.list_results(engine, run_id)) if len(agg.evaluators) > 1 else []
     calibrations = run_calibrations(engine, run_id) if len(agg.evaluators) > 1 else []
     comparison = compare_runs(engine, [run_id, *compare_with]) if compare_with else []
+    data_warnings = dataset_warnings(engine, [run_id, *compare_with]) if compare_with else []
     rows, total = item_rows(engine, run_id, limit)
     html = env().get_template("report.html.j2").render(
         run=run, manifest=run["manifest"] or {}, agg=agg, by=by, overall_chart=overall_chart,
         group_charts=group_charts, latency_charts=latency_charts, pairs=pairs,
         calibrations=calibrations,
-        comparison=comparison, rows=rows, total=total, limit=limit,
+        comparison=comparison, data_warnings=data_warnings, rows=rows, total=total, limit=limit,
         p=lambda v, q: percentile(v, q), latencies=latencies,
         css=(TEMPLATES / "assay.css").read_text("utf-8"))
     try:

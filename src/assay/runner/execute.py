@@ -17,14 +17,19 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay.core.costs import CostSheet
 from assay.core.errors import ConfigError
 from assay.core.registry import built_from
 from assay.core.tally import Summary
 from assay.core.types import Item
 from assay.datasets.loader import load_dataset
+from assay.datasets.named import load_named, parse_ref
 from assay.datasets.select import select_items
 from assay.evaluators.build import EvaluatorFactory
+from assay.models.budget import Budget, BudgetExceeded
 from assay.store import lease, repo
+from assay.store.costs import run_cost_sheet
+from assay.store.dataset_names import NamedVersion
 from assay.store.db import Engine
 from assay.targets.base import Target
 from assay.targets.build import build_target
@@ -39,6 +44,7 @@ from .overrides import Overrides, apply_overrides
 from .pipeline import Progress, SamplePipeline, Work
 from .resume import Prior, load_prior
 from .spec import ExperimentSpec
+from .spending import budget_record, run_budget
 from .stop import deferred_interrupt
 
 if TYPE_CHECKING:  # imported when a spec asks for it (it is cheap; Ray itself is not)
@@ -58,6 +64,9 @@ class RunResult:
     otlp: str | None = None  # what happened to the OTLP export, when one was configured
     kind: str = "run"
     dataset_name: str = ""
+    stop_reason: str | None = None  # interrupted by: "budget" or "signal" (Ctrl-C)
+    budget: dict[str, Any] = field(default_factory=dict)  # usd, spent, refused
+    costs: CostSheet | None = None  # None: no priced model took part
 
 
 async def run_experiment(engine: Engine, spec: ExperimentSpec | None, *,
@@ -65,20 +74,21 @@ async def run_experiment(engine: Engine, spec: ExperimentSpec | None, *,
                          models_file: Path | None = None, use_cache: bool = True,
                          progress: Progress | None = None, kind: str = "run",
                          on_flush: OnFlush | None = None,
-                         run_id: str | None = None) -> RunResult:
+                         run_id: str | None = None, max_cost: float | None = None
+                         ) -> RunResult:
     """One owner per run (store/lease.py): a run another process is working on is refused,
     in one line, before anything is read or sent."""
     run_id = resume or run_id or (("s-" if kind == "score" else "r-") + uuid.uuid4().hex[:12])
     with lease.held(engine, run_id, new=resume is None):
         return await _run(engine, spec, run_id=run_id, overrides=overrides, resume=resume,
                           models_file=models_file, use_cache=use_cache, progress=progress,
-                          kind=kind, on_flush=on_flush)
+                          kind=kind, on_flush=on_flush, max_cost=max_cost)
 
 
 async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
                overrides: Overrides | None, resume: str | None, models_file: Path | None,
                use_cache: bool, progress: Progress | None, kind: str,
-               on_flush: OnFlush | None) -> RunResult:
+               on_flush: OnFlush | None, max_cost: float | None = None) -> RunResult:
     progress = progress or Progress()
     prior: Prior | None = None
     if resume is not None:
@@ -88,8 +98,16 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
         raise ConfigError("an experiment spec is needed to start a run")
     overrides = overrides or Overrides()
     spec = apply_overrides(spec, overrides)
-    dataset = load_dataset(spec.dataset.path, field_map=spec.dataset.fields,
-                           id_field=spec.dataset.id_field)
+    named: NamedVersion | None = None
+    if spec.dataset.name is not None:  # items from the store, as the version was added
+        version = spec.dataset.version
+        pinned = (prior.manifest.get("dataset") or {}).get("ref") if prior else None
+        if pinned:  # a resume runs the version its run started on, not a newer latest
+            version = parse_ref(str(pinned))[1]
+        dataset, named = load_named(engine, spec.dataset.name, version)
+    else:
+        dataset = load_dataset(spec.dataset.path, field_map=spec.dataset.fields,
+                               id_field=spec.dataset.id_field)
     if prior is not None and dataset.version != prior.dataset_version:
         raise ConfigError(f"{dataset.path} changed since run {resume} started (version "
                           f"{prior.dataset_version[:12]}, now {dataset.version[:12]}); it "
@@ -114,6 +132,9 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
             judges = [ev.name for ev in evaluators if not ev.deterministic]
             raise ConfigError(f"--jury {spec.jury} needs two or more model judges (have "
                               f"{', '.join(judges) or 'none'})")
+        # every model is built by now: an unpriced one under a budget stops the run here
+        budget = run_budget(engine, run_id, spec_usd=spec.budget_usd, max_cost=max_cost,
+                            resumed=prior is not None, clients=factory.clients.values())
         run_targets, run_evaluators = targets, evaluators
         if spec.executor.remote:  # imported only then: `import ray` takes seconds
             from .ray_executor import RayExecutor
@@ -125,6 +146,8 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
                 kind=kind, name=spec.name, spec=spec.raw, spec_path=str(spec.path.resolve()),
                 overrides=overrides.as_dict(),
                 dataset={"path": dataset.path, "version": dataset.version,
+                         **({"name": named.name, "ref": named.ref,
+                             "source": named.source} if named else {}),
                          "items": len(dataset.items), "selected": len(chosen),
                          "filter": ds.filter, "sample": ds.sample,
                          "limit": overrides.limit or ds.limit},
@@ -143,10 +166,11 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
                     "type": spec.executor.type, "address": spec.executor.address,
                     "workers": spec.executor.workers, **executor.moved}}
                     if executor is not None else {}))
-            repo.save_dataset(engine, version=dataset.version, name=dataset.name,
-                              path=dataset.path, fmt=dataset.format, rows=dataset.items)
+            if named is None:  # a named version's items are stored already
+                repo.save_dataset(engine, version=dataset.version, name=dataset.name,
+                                  path=dataset.path, fmt=dataset.format, rows=dataset.items)
             repo.create_run(engine, run_id=run_id, kind=kind, dataset_id=dataset.version,
-                            manifest=manifest)
+                            manifest=manifest, dataset_ref=named.ref if named else None)
         else:
             repo.set_run_status(engine, run_id, "running")
         writer = (BatchCommit(engine, on_flush) if spec.commit == "batch"
@@ -161,8 +185,8 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
         progress.total = len(chosen) * len(targets) * spec.repeats
         progress.skipped = progress.done = progress.total - len(todo)
         progress.tick()
-        status = await _execute(engine, run_id, pipeline, todo, spec, chosen, progress,
-                                prior, executor)
+        status, stop_reason = await _execute(engine, run_id, pipeline, todo, spec, progress,
+                                             budget, executor)
     finally:
         for t in targets:
             await t.close()
@@ -171,8 +195,13 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
             await executor.close()
     rows = pipeline.tallies if prior is None else repo.result_scores(engine, run_id)
     summary = summarize(engine, run_id, rows, {it.id: it for it in chosen}, spec.group_by)
+    costs = None
+    if factory.clients:  # a run that called no model has cost nothing: no query for it
+        costs = run_cost_sheet(engine, run_id)
+        repo.merge_summary(engine, run_id, {"costs": costs.as_dict()})
     result = RunResult(run_id, status, spec, progress.total, progress.done, summary, kind=kind,
-                       dataset_name=dataset.name)
+                       dataset_name=dataset.name, stop_reason=stop_reason,
+                       budget=budget_record(budget).get("budget", {}), costs=costs)
     endpoint = spec.otlp or endpoint_from_env()
     if endpoint:
         result.otlp = await export_new_spans(engine, run_id, endpoint,
@@ -213,11 +242,13 @@ def _work(chosen: list[Item], targets: list[Target], repeats: int, prior: Prior 
 
 
 async def _execute(engine: Engine, run_id: str, pipeline: SamplePipeline, todo: list[Work],
-                   spec: ExperimentSpec, chosen: list[Item], progress: Progress,
-                   prior: Prior | None, executor: RayExecutor | None = None) -> str:
-    """The worker pool; on Ctrl-C no new sample starts, those in flight finish and are
-    written, and the run is marked interrupted (resumable)."""
+                   spec: ExperimentSpec, progress: Progress, budget: Budget | None,
+                   executor: RayExecutor | None = None) -> tuple[str, str | None]:
+    """The worker pool; on Ctrl-C — or when the budget refuses a request — no new sample
+    starts, those in flight finish and are written, and the run is marked interrupted
+    (resumable), with the reason."""
     status = "failed"
+    reason: str | None = None
     try:
         with deferred_interrupt() as stop, long_lived_data_frozen():
             queue = iter(todo)
@@ -225,11 +256,16 @@ async def _execute(engine: Engine, run_id: str, pipeline: SamplePipeline, todo: 
             chunk = pipeline.chunk
 
             async def worker() -> None:
+                nonlocal reason
                 while not stop.requested:
                     works = list(islice(queue, chunk))
                     if not works:
                         return
-                    await pipeline.samples(works)
+                    try:
+                        await pipeline.samples(works)
+                    except BudgetExceeded:  # nothing was sent for it: resume does it
+                        reason = "budget"
+                        stop.requested = True
 
             auto = executor.concurrency() if executor is not None and executor.pool \
                 else auto_concurrency(pipeline)
@@ -239,12 +275,16 @@ async def _execute(engine: Engine, run_id: str, pipeline: SamplePipeline, todo: 
             finally:
                 await pipeline.writer.close()  # what finished is written, also on failure
             status = "interrupted" if stop.requested else "finished"
+            if stop.requested and reason is None:
+                reason = "signal"
     finally:
-        counts = {"samples": progress.total, "samples_done": progress.done}
+        counts: dict[str, Any] = {"samples": progress.total, "samples_done": progress.done,
+                                  **({"stop_reason": reason} if reason else {}),
+                                  **budget_record(budget)}
         if executor is not None:  # calls sent again after a Ray worker was lost
             counts["samples_retried"] = executor.retried
         repo.finish_run(engine, run_id, status, counts)
-    return status
+    return status, reason
 
 
 def auto_concurrency(pipeline: SamplePipeline) -> int:

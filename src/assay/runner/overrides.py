@@ -20,12 +20,15 @@ class Overrides:
     targets: list[str] = field(default_factory=list)
     evaluators: list[str] = field(default_factory=list)
     executor: str | None = None  # --executor ray: the spec's other executor settings stay
+    max_cost: float | None = None  # --max-cost: the spec's budget, or one where it has none
 
     def as_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if v not in (None, [])}
 
 
 def apply_overrides(spec: ExperimentSpec, o: Overrides) -> ExperimentSpec:
+    if o.max_cost is not None:
+        spec.budget_usd = o.max_cost
     if o.concurrency is not None:
         spec.concurrency = o.concurrency
     if o.targets:

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from assay.core.errors import AssayError
-from assay.core.types import Answer, Item, ScoreStatus, TruthSnapshot
+from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
 from assay.evaluators.base import Evaluator
 from assay.evaluators.jury import combine
 from assay.store import repo
@@ -148,7 +148,12 @@ class SamplePipeline:
         # fetched, so there is no duration to trace; the root span says where both came from.
         lean = target.kind == "recorded" and self.capture is None
         if prior is None:
-            answer = called if called is not None else await self._call(target, item)
+            try:
+                answer = called if called is not None else await self._call(target, item)
+            except BaseException:  # refused by the budget (or worse): no quote left fetching
+                if fetching is not None:
+                    fetching.cancel()
+                raise
             t_end = time.time()
             if not lean or answer.error is not None:
                 tid = trace.span("target", target.name, t_start, t_end,
@@ -203,6 +208,7 @@ class SamplePipeline:
         if snap is not None and snap.status == "error":
             failure = snap.message or "fetch failed"
         todo = [ev for ev in self.evaluators if ev.name not in work.done]
+        stopped: BaseException | None = None
         truth = snap if failure is None else None
         if lean and len(todo) == 1 and todo[0].deterministic:
             # code on recorded answers: microseconds, and its result row holds status, score,
@@ -213,9 +219,15 @@ class SamplePipeline:
             scores = [await evaluate_traced(todo[0], item, answer, truth, failure, trace,
                                             attrs)]
         else:
-            scores = list(await asyncio.gather(*(evaluate_traced(
-                ev, item, answer, truth, failure, trace, attrs) for ev in todo)))
-        if self.jury is not None and self.judges and f"jury-{self.jury}" not in work.done:
+            # all of them run to their end: when one is refused (the budget), the others'
+            # judgments, already paid for, are stored before the refusal stops the run
+            gathered = await asyncio.gather(*(evaluate_traced(
+                ev, item, answer, truth, failure, trace, attrs) for ev in todo),
+                return_exceptions=True)
+            scores = [s for s in gathered if isinstance(s, Score)]
+            stopped = next((e for e in gathered if isinstance(e, BaseException)), None)
+        if stopped is None and self.jury is not None and self.judges \
+                and f"jury-{self.jury}" not in work.done:
             scores.append(combine(self.jury, [s for s in scores if s.evaluator in self.judges]))
         stamp = self._now()
         rows = []
@@ -239,6 +251,8 @@ class SamplePipeline:
             await self.writer.commit(answers=answer_rows, results=rows, spans=trace.take())
         else:
             await self.writer.commit(results=rows, spans=trace.take())
+        if stopped is not None:
+            raise stopped
         self.progress.done += 1
         self.progress.tick()
 

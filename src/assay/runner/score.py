@@ -13,6 +13,7 @@ from typing import IO, Any
 import orjson
 
 from assay.core.errors import ConfigError
+from assay.datasets.named import REF
 from assay.store.db import Engine
 
 from .execute import RunResult, run_experiment
@@ -24,22 +25,28 @@ def score_spec(dataset: Path, evaluators: list[str | dict[str, Any]], *, respons
                response_field: str = "response", fields: dict[str, str] | None = None,
                id_field: str | None = None, group_by: str = "label",
                judge_model: str | None = None, jury: str | None = None,
-               executor: str | None = None) -> ExperimentSpec:
+               executor: str | None = None, max_cost: float | None = None) -> ExperimentSpec:
     """The spec `assay score` runs, kept in the manifest so the run can be resumed."""
     if not evaluators:
         raise ConfigError("no evaluator given")
+    named = not dataset.exists() and REF.match(str(dataset)) is not None  # NAME@VERSION
+    if named and (fields or id_field):
+        raise ConfigError(f"{dataset} is a named dataset version: its fields were mapped when it "
+                          "was added (assay datasets add … --field, --id-field)")
     target: dict[str, Any] = {"name": "recorded", "type": "recorded", "field": response_field}
     if responses is not None:
         target["file"] = str(responses.resolve())
     raw: dict[str, Any] = {
         "name": dataset.stem,
-        "dataset": {"path": str(dataset.resolve()), "fields": dict(fields or {}),
-                    **({"id_field": id_field} if id_field else {})},
+        "dataset": {"name": str(dataset)} if named else {
+            "path": str(dataset.resolve()), "fields": dict(fields or {}),
+            **({"id_field": id_field} if id_field else {})},
         "targets": [target], "evaluators": list(evaluators), "ground_truth": "stored",
         "commit": "batch", "concurrency": "auto", "group_by": group_by,
         **({"jury": jury} if jury else {}), **({"judge_model": judge_model} if judge_model
                                               else {}),
-        **({"executor": executor} if executor else {})}
+        **({"executor": executor} if executor else {}),
+        **({"budget": {"usd": max_cost}} if max_cost is not None else {})}
     stand_in = Path.cwd() / "assay-score.yaml"  # no file: its name is left out of errors
     try:
         spec = parse_spec(raw, stand_in)
@@ -47,7 +54,8 @@ def score_spec(dataset: Path, evaluators: list[str | dict[str, Any]], *, respons
         raise ConfigError(str(exc).removeprefix(f"{stand_in}: ")) from None
     # The manifest keeps absolute paths (a resume may start elsewhere); this run names the
     # files as the user wrote them, in its messages too.
-    spec.dataset.path = dataset
+    if not named:
+        spec.dataset.path = dataset
     if responses is not None:
         spec.targets[0].options["file"] = str(responses)
     return spec
@@ -85,13 +93,14 @@ class JsonLines:
 async def score(engine: Engine, spec: ExperimentSpec | None, *, out: Path | None = None,
                 resume: str | None = None, models_file: Path | None = None,
                 use_cache: bool = True,
-                progress: Callable[[Progress], None] | None = None) -> RunResult:
+                progress: Callable[[Progress], None] | None = None,
+                max_cost: float | None = None) -> RunResult:
     lines = JsonLines(out, append=resume is not None) if out is not None else None
     try:
         return await run_experiment(engine, spec, resume=resume, models_file=models_file,
                                     use_cache=use_cache, kind="score",
                                     progress=Progress(on_change=progress),
-                                    on_flush=lines)
+                                    on_flush=lines, max_cost=max_cost)
     finally:
         if lines is not None:
             lines.close()

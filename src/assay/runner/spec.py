@@ -11,6 +11,7 @@
     repeats: 1
     ground_truth: stored
     tags: [nightly]
+    budget: {usd: 5.00}
 
 Every mistake is one line naming the file, the line (YAML) and the field."""
 
@@ -36,10 +37,11 @@ __all__ = ["TARGET_KEYS", "DatasetSpec", "EvaluatorSpec", "ExperimentSpec", "Tar
 
 TOP_KEYS = {"name", "dataset", "targets", "target", "evaluators", "concurrency", "repeats",
             "ground_truth", "tags", "timeout_s", "group_by", "seed", "description", "otlp",
-            "truth", "commit", "jury", "judge_model", "executor"}
+            "truth", "commit", "jury", "judge_model", "executor", "budget"}
 COMMIT_POLICIES = ("group", "batch")
 JURY_METHODS = ("majority", "mean")
-DATASET_KEYS = {"path", "fields", "id_field", "filter", "limit", "sample", "seed"}
+DATASET_KEYS = {"path", "fields", "id_field", "filter", "limit", "sample", "seed", "name",
+                "version"}
 GROUND_TRUTH_MODES = ("stored", "live", "snapshot:FOLDER[@YYYY-MM-DD]")
 
 
@@ -52,6 +54,9 @@ class DatasetSpec:
     limit: int | None = None
     sample: int | None = None
     seed: int = 0
+    # a named dataset (`assay datasets add`): its items come from the store, not from `path`
+    name: str | None = None
+    version: int | None = None  # None: the name's latest version when the run starts
 
 
 @dataclass
@@ -75,6 +80,7 @@ class ExperimentSpec:
     jury: str | None = None  # combine the model judges' scores: majority | mean
     judge_model: str | None = None  # the model for judges named without @MODEL
     executor: ExecutorSpec = field(default_factory=ExecutorSpec)  # local, or a Ray cluster
+    budget_usd: float | None = None  # stop before a request would pass it (models/budget.py)
     raw: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -152,12 +158,28 @@ def parse_spec(data: dict[str, Any], path: Path, lines: _Lines | None = None) ->
             raise fail(f"missing '{key}'")
     ds = data["dataset"]
     if isinstance(ds, str):
-        ds = {"path": ds}
-    if not isinstance(ds, dict) or "path" not in ds:
-        raise fail("must be a path or a mapping with 'path'", "dataset")
+        ds = _named_or_path(ds, path)
+    if not isinstance(ds, dict) or ("path" in ds) == ("name" in ds):
+        raise fail("must be a path, NAME@VERSION, or a mapping with 'path' or 'name'",
+                   "dataset")
     bad = sorted(set(ds) - DATASET_KEYS)
     if bad:
         raise fail(f"unknown key (known: {', '.join(sorted(DATASET_KEYS))})", "dataset", bad[0])
+    if "name" in ds:
+        for key in ("fields", "id_field"):
+            if key in ds:
+                raise fail("a named dataset's fields are mapped when it is added (assay "
+                           "datasets add NAME FILE --field …)", "dataset", key)
+        named = ds["name"] if "version" not in ds else f"{ds['name']}@{ds['version']}"
+        try:
+            from assay.datasets.named import parse_ref
+
+            ds_name, ds_version = parse_ref(str(named))
+        except ConfigError as exc:
+            raise fail(str(exc), "dataset") from None
+        ds = {**ds, "path": str(named)}
+    else:
+        ds_name, ds_version = None, None
     for key in ("limit", "sample", "seed"):
         if key in ds and (not isinstance(ds[key], int) or isinstance(ds[key], bool)
                           or ds[key] < (0 if key == "seed" else 1)):
@@ -170,7 +192,8 @@ def parse_spec(data: dict[str, Any], path: Path, lines: _Lines | None = None) ->
         path=_resolve(path, str(ds["path"])), fields={str(k): str(v) for k, v in
                                                       (ds.get("fields") or {}).items()},
         id_field=ds.get("id_field"), filter=dict(ds.get("filter") or {}),
-        limit=ds.get("limit"), sample=ds.get("sample"), seed=int(ds.get("seed", 0)))
+        limit=ds.get("limit"), sample=ds.get("sample"), seed=int(ds.get("seed", 0)),
+        name=ds_name, version=ds_version)
 
     raw_targets = data.get("targets", data.get("target"))
     if raw_targets is None:
@@ -245,6 +268,13 @@ def parse_spec(data: dict[str, Any], path: Path, lines: _Lines | None = None) ->
     jury = data.get("jury")
     if jury is not None and jury not in JURY_METHODS:
         raise fail(f"unknown jury method '{jury}' (use {' or '.join(JURY_METHODS)})", "jury")
+    budget = data.get("budget")
+    if budget is not None:
+        usd = budget.get("usd") if isinstance(budget, dict) else None
+        if not isinstance(budget, dict) or set(budget) != {"usd"}:
+            raise fail("must be a mapping {usd: AMOUNT}", "budget")
+        if not isinstance(usd, int | float) or isinstance(usd, bool) or usd <= 0:
+            raise fail("must be a positive amount of US dollars", "budget", "usd")
     return ExperimentSpec(
         path=path, name=str(data.get("name") or path.stem), dataset=dataset, targets=targets,
         evaluators=evaluators,
@@ -256,7 +286,21 @@ def parse_spec(data: dict[str, Any], path: Path, lines: _Lines | None = None) ->
         otlp=str(data["otlp"]) if data.get("otlp") else None, commit=commit,
         jury=str(jury) if jury is not None else None,
         judge_model=str(data["judge_model"]) if data.get("judge_model") else None,
-        executor=parse_executor(data.get("executor"), fail), raw=data)
+        executor=parse_executor(data.get("executor"), fail),
+        budget_usd=float(budget["usd"]) if budget is not None else None, raw=data)
+
+
+def _named_or_path(value: str, spec_path: Path) -> dict[str, Any]:
+    """`dataset: X` — NAME@VERSION, or a file, or (no such file, no data-file suffix) a name."""
+    from assay.datasets.named import NAME, REF
+    from assay.datasets.readers import READERS
+
+    if REF.match(value):
+        return {"name": value}
+    if NAME.match(value) and Path(value).suffix.lower() not in READERS \
+            and not _resolve(spec_path, value).exists():
+        return {"name": value}
+    return {"path": value}
 
 
 def _resolve(spec_path: Path, value: str) -> Path:

@@ -62,12 +62,13 @@ def _label(value: Any) -> str | None:
 
 
 def create_run(engine: Engine, *, run_id: str, kind: str, dataset_id: str,
-               manifest: dict[str, Any]) -> None:
+               manifest: dict[str, Any], dataset_ref: str | None = None) -> None:
     """A new run, owned by this process (its lease, see store/lease.py) until it finishes."""
     with engine.begin() as conn:
         conn.execute(insert(runs), [{"id": run_id, "kind": kind, "status": "running",
                                      "dataset_id": dataset_id, "created_at": now(),
-                                     "manifest": manifest, **lease.fields()}])
+                                     "manifest": manifest, "dataset_ref": dataset_ref,
+                                     **lease.fields()}])
 
 
 def finish_run(engine: Engine, run_id: str, status: str, summary: dict[str, Any]) -> None:
@@ -285,7 +286,7 @@ def _time_key(t: datetime) -> datetime:
 def list_runs(engine: Engine, limit: int = 50) -> list[dict[str, Any]]:
     with engine.connect() as conn:
         rows = conn.execute(select(runs.c.id, runs.c.kind, runs.c.status, runs.c.created_at,
-                                   runs.c.finished_at, runs.c.dataset_id)
+                                   runs.c.finished_at, runs.c.dataset_id, runs.c.dataset_ref)
                             .order_by(runs.c.created_at.desc()).limit(limit)).mappings().all()
         return [dict(r) for r in rows]
 

@@ -42,6 +42,17 @@ items = Table(
     Index("ix_items_dataset_label", "dataset_id", "label"),
 )
 
+# A name's versions (`assay datasets add NAME FILE`): each changed content is the next number,
+# pointing at the content-hashed dataset above, whose items are kept.
+dataset_versions = Table(
+    "dataset_versions", metadata,
+    Column("name", String(255), primary_key=True),
+    Column("version", Integer, primary_key=True),
+    Column("dataset_id", String(64), ForeignKey("datasets.id"), nullable=False),
+    Column("source", Text, nullable=False),  # the file it was added from
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
 runs = Table(
     "runs", metadata,
     Column("id", String(64), primary_key=True),
@@ -55,6 +66,7 @@ runs = Table(
     # the process working on the run ("host:pid:token") and until when (store/lease.py)
     Column("lease_owner", String(255)),
     Column("lease_until", DateTime(timezone=True)),
+    Column("dataset_ref", String(255)),  # NAME@VERSION when the run used a named dataset
 )
 
 # A sample is (item, target, epoch): one run may hold several targets and repeats.

@@ -21,6 +21,7 @@ from assay import __version__
 from assay.core.errors import AssayError, ConfigError
 from assay.report import html as report_html
 from assay.report.compare import compare_runs
+from assay.report.provenance import dataset_warnings
 from assay.store import repo
 from assay.store.db import Engine
 
@@ -134,11 +135,13 @@ def create_app(engine: Engine, *, token: str | None = None,
         runs = runs or []
         pairs = compare_runs(engine, runs) if len(runs) >= 2 else []
         return page("compare.html.j2", runs=runs, pairs=pairs,
-                    known=queries.runs_list(engine))
+                    known=queries.runs_list(engine),
+                    warnings=dataset_warnings(engine, runs) if pairs else [])
 
     @app.get("/datasets", response_class=HTMLResponse, include_in_schema=False)
     def datasets_page() -> HTMLResponse:
-        return page("datasets.html.j2", datasets=queries.datasets_list(engine))
+        return page("datasets.html.j2", datasets=queries.datasets_list(engine),
+                    named=queries.named_versions(engine))
 
     @app.get("/evaluators", response_class=HTMLResponse, include_in_schema=False)
     def evaluators_page(name: str | None = None) -> HTMLResponse:

@@ -8,11 +8,12 @@ from typing import Any
 from assay.core.errors import ConfigError
 from assay.report.aggregate import summary_by_evaluator
 from assay.report.calibration import run_calibrations
+from assay.store import dataset_names, repo
 from assay.store import datasets as stored_datasets
-from assay.store import repo
 from assay.store import results as stored_results
 from assay.store import reviews as stored_reviews
 from assay.store import runs as stored_runs
+from assay.store.costs import run_cost_sheet
 from assay.store.db import Engine
 
 PAGE = 50
@@ -61,6 +62,9 @@ def _summary(engine: Engine, run: dict[str, Any]) -> dict[str, Any]:
                                         "dataset_id")},
             "manifest": run["manifest"], "evaluators": {k: a.as_dict() for k, a in
                                                         aggs.items()},
+            "costs": run_cost_sheet(engine, run_id).as_dict(),
+            "budget": (run["summary"] or {}).get("budget"),
+            "stop_reason": (run["summary"] or {}).get("stop_reason"),
             # LLM judges measured against finance-rubric where it decided (empty without both)
             "calibration": run_calibrations(engine, run_id) if len(aggs) > 1 else []}
 
@@ -142,3 +146,8 @@ def item_chain(engine: Engine, run_id: str, item_id: str) -> dict[str, Any]:
 
 def datasets_list(engine: Engine) -> list[dict[str, Any]]:
     return stored_datasets.list_datasets(engine)
+
+
+def named_versions(engine: Engine) -> list[dict[str, Any]]:
+    """Every named dataset version (`assay datasets add`), by name and number."""
+    return [{**v.__dict__, "ref": v.ref} for v in dataset_names.versions(engine)]

@@ -1,0 +1,35 @@
+"""What a run has cost, read from the store: the `cost` each priced model call left on its answer
+(`extras`) or its result (`evidence`) — one GROUP BY per table, no evidence read whole."""
+
+from __future__ import annotations
+
+from sqlalchemy import Engine, case, func, select
+
+from assay.core.costs import CostSheet, EvaluatorCost, cost_sheet
+
+from .schema import answers, results
+
+
+def run_cost_sheet(engine: Engine, run_id: str) -> CostSheet:
+    a_cost = answers.c.extras["cost"].as_float()
+    r_cost = results.c.evidence["cost"].as_float()
+    scored = results.c.status == "scored"
+    correct = func.sum(case(((scored & (results.c.score == 1.0)), 1), else_=0))
+    odd = func.sum(case(((scored & results.c.score.not_in([0.0, 1.0])), 1), else_=0))
+    with engine.connect() as conn:
+        targets = {t: (float(s) if n else None) for t, s, n in conn.execute(
+            select(answers.c.target, func.sum(a_cost), func.count(a_cost))
+            .where(answers.c.run_id == run_id).group_by(answers.c.target))}
+        rows = [EvaluatorCost(t, e, float(s) if n else None, int(c or 0), not o)
+                for t, e, s, n, c, o in conn.execute(
+                    select(results.c.target, results.c.evaluator, func.sum(r_cost),
+                           func.count(r_cost), correct, odd)
+                    .where(results.c.run_id == run_id)
+                    .group_by(results.c.target, results.c.evaluator)
+                    .order_by(func.min(results.c.id)))]
+    return cost_sheet(targets, rows)
+
+
+def run_spent(engine: Engine, run_id: str) -> float:
+    """Everything the run's stored answers and results cost: what a resumed run has spent."""
+    return run_cost_sheet(engine, run_id).total

@@ -63,8 +63,7 @@ def _now() -> Any:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    default = next((p / "shared/data/finsearchcomp/market_snapshots" for p in ROOT.parents
-                    if (p / "shared/data/finsearchcomp/market_snapshots").is_dir()), None)
+    default = ROOT / "tests" / "data" / "market_snapshots_full"  # the same as shared/'s
     parser.add_argument("--tables", type=Path, default=default)
     parser.add_argument("--calls", type=int, default=20_000)
     args = parser.parse_args()

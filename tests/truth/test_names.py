@@ -22,9 +22,12 @@ from assay.truth.tables import AkshareProvider
 from tests.conftest import SAMPLE
 from tests.truth.conftest import Akshare, frame
 
-# shared/ sits beside the checkout (/work/shared beside /work/main, or a worktree's parents)
-FULL = next((p / "shared/data/finsearchcomp/market_snapshots" for p in Path(__file__).parents
-             if (p / "shared/data/finsearchcomp/market_snapshots").is_dir()), Path("/nonexistent"))
+# the full tables are kept in tests/data (with their attribution); shared/ beside the checkout
+# is the same data
+FULL = next((f for f in [Path(__file__).resolve().parents[1] / "data" / "market_snapshots_full",
+                         *(p / "shared/data/finsearchcomp/market_snapshots"
+                           for p in Path(__file__).parents)] if f.is_dir()),
+            Path("/nonexistent"))
 FULL_TABLES = {"stock_zh_a_spot_em": "cn_stock", "stock_hk_spot_em": "hk_stock",
                "stock_us_spot_em": "us_stock", "stock_zh_index_spot_em": "cn_index",
                "stock_hk_index_spot_em": "h_index", "index_global_spot_em": "global_idx",

@@ -29,6 +29,9 @@ JunitThreshold = Annotated[float | None, typer.Option(
 GithubOption = Annotated[bool, typer.Option(
     "--github", help="Under GitHub Actions: a Markdown step summary and ::error annotations "
     "for failing gates.")]
+MaxCostOption = Annotated[float | None, typer.Option(
+    "--max-cost", help="Budget in USD: stop before a model request would pass it, from the "
+    "registry's prices (with --resume: a new, larger budget).")]
 ExecutorOption = Annotated[str | None, typer.Option(
     "--executor", help="local, or ray: Python/command targets and code evaluators on a Ray "
     "cluster (docs/scale.md).")]
@@ -90,9 +93,7 @@ def score(
     junit: JunitOption = None,
     junit_threshold: JunitThreshold = None,
     github: GithubOption = False,
-    max_cost: Annotated[float | None, typer.Option(
-        "--max-cost", help="Budget in USD: stop before a model request would pass it, from the "
-        "registry's prices (with --resume: a new, larger budget).")] = None,
+    max_cost: MaxCostOption = None,
     db: DbOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     executor: ExecutorOption = None,
@@ -156,9 +157,7 @@ def run(
     junit: JunitOption = None,
     junit_threshold: JunitThreshold = None,
     github: GithubOption = False,
-    max_cost: Annotated[float | None, typer.Option(
-        "--max-cost", help="Budget in USD: stop before a model request would pass it, from the "
-        "registry's prices (with --resume: a new, larger budget).")] = None,
+    max_cost: MaxCostOption = None,
     db: DbOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
     executor: ExecutorOption = None,

@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import yaml
 
 from .errors import ConfigError
+
+
+def read_text(path: Path, what: str) -> str:
+    """A spec file's text, or one line saying why not (missing, not UTF-8)."""
+    if not path.exists():
+        raise ConfigError(f"{path}: no such file")
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); "
+                          f"{what}") from None
 
 
 def yaml_mapping(text: str, where: str, *, what: str = "the file") -> dict[str, Any]:

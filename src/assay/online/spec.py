@@ -24,7 +24,7 @@ from typing import Any
 import yaml
 
 from assay.core.errors import ConfigError
-from assay.core.yamltext import yaml_mapping
+from assay.core.yamltext import read_text, yaml_mapping
 from assay.truth.capture import TruthConfig
 
 KEYS = {"name", "source", "sample", "seed", "filter", "evaluators", "ground_truth", "truth",
@@ -73,12 +73,7 @@ class WatchSpec:
 
 def load_watch_spec(path: str | Path) -> WatchSpec:
     p = Path(path)
-    if not p.exists():
-        raise ConfigError(f"{p}: no such file")
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    text = read_text(p, "a watch spec is a YAML text file")
     return parse_watch_spec(yaml_mapping(text, str(p), what="a watch spec"), p, text)
 
 

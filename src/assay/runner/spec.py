@@ -25,7 +25,7 @@ from typing import Any
 import yaml
 
 from assay.core.errors import ConfigError
-from assay.core.yamltext import yaml_mapping
+from assay.core.yamltext import read_text, yaml_mapping
 from assay.targets.registry import TARGETS
 from assay.targets.spec import TARGET_KEYS, TargetSpec, required_options
 
@@ -119,13 +119,7 @@ class _Lines:
 
 def load_spec(path: str | Path) -> ExperimentSpec:
     p = Path(path)
-    if not p.exists():
-        raise ConfigError(f"{p}: no such file")
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start}); an "
-                          "experiment spec is a YAML or TOML text file") from None
+    text = read_text(p, "an experiment spec is a YAML or TOML text file")
     if p.suffix.lower() == ".toml":
         try:
             data = tomllib.loads(text)

@@ -5,10 +5,7 @@ test-artifacts/ at the project root."""
 from __future__ import annotations
 
 import shutil
-import socket
 import sqlite3
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,9 +13,9 @@ from typing import Any
 import pytest
 
 from assay.store.db import open_engine
-from assay.web.app import create_app
 from tests.conftest import ROOT
 from tests.web.conftest import Store
+from tests.web.serving import served
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACTS = ROOT / "test-artifacts"
@@ -32,24 +29,11 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 @pytest.fixture(scope="module")
 def server(two_runs: Store, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str,
                                                                                       Store]]:
-    import uvicorn
-
     tmp = tmp_path_factory.mktemp("browser")
     with sqlite3.connect(two_runs.path / "ui.db") as src, sqlite3.connect(tmp / "ui.db") as dst:
         src.backup(dst)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    app = create_app(open_engine(f"sqlite:///{tmp / 'ui.db'}"))
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not srv.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", two_runs
-    srv.should_exit = True
-    thread.join(10)
+    with served(open_engine(f"sqlite:///{tmp / 'ui.db'}")) as base:
+        yield base, two_runs
 
 
 @pytest.fixture(scope="module")

@@ -5,9 +5,6 @@ chromium and the CLI's chain."""
 from __future__ import annotations
 
 import json
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,10 +12,10 @@ from typing import Any
 import pytest
 
 from assay.store.db import open_engine
-from assay.web.app import create_app
 from tests.agent_server import TOOLS, AgentServer
 from tests.cli.test_run_cli import run, run_id_of
 from tests.conftest import SAMPLE
+from tests.web.serving import served
 from tests.web.test_browser import CHROMIUM, browser, shot  # noqa: F401 (a fixture)
 
 ITEM = "q1"
@@ -63,22 +60,9 @@ def test_show_item_lists_the_tool_calls(agent_run: tuple[Path, str]) -> None:
 
 @pytest.fixture(scope="module")
 def page_base(agent_run: tuple[Path, str]) -> Iterator[str]:
-    import uvicorn
-
     tmp, _ = agent_run
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    app = create_app(open_engine(f"sqlite:///{tmp / '.assay' / 'assay.db'}"))
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not srv.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    thread.join(10)
+    with served(open_engine(f"sqlite:///{tmp / '.assay' / 'assay.db'}")) as base:
+        yield base
 
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed")

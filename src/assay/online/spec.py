@@ -25,7 +25,7 @@ import yaml
 
 from assay.core.errors import ConfigError
 from assay.core.yamltext import read_text, yaml_mapping
-from assay.truth.capture import TruthConfig
+from assay.runner.spec import truth_settings
 
 KEYS = {"name", "source", "sample", "seed", "filter", "evaluators", "ground_truth", "truth",
         "rubric", "quiet_s", "orphan_s", "queue", "concurrency", "judge_model", "jury",
@@ -114,15 +114,7 @@ def parse_watch_spec(data: dict[str, Any], path: Path, text: str | None = None) 
     evs = data.get("evaluators")
     if not isinstance(evs, list) or not evs or not all(isinstance(e, str) for e in evs):
         raise fail("must be a non-empty list of evaluator names", "evaluators")
-    mode = str(data.get("ground_truth", "stored"))
-    truth = data.get("truth") or {}
-    if not isinstance(truth, dict):
-        raise fail("must be a mapping (provider, field, market, window_s …)", "truth")
-    try:
-        TruthConfig.parse(mode, truth, path.parent)
-    except ConfigError as exc:
-        raise fail(str(exc), "truth" if str(exc).startswith("truth.") else "ground_truth") \
-            from None
+    mode, truth = truth_settings(data, path.parent, fail)
     rubric = data.get("rubric")
     if rubric is not None:
         if not isinstance(rubric, dict) or not rubric:

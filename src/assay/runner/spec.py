@@ -18,6 +18,7 @@ Every mistake is one line naming the file, the line (YAML) and the field."""
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -115,6 +116,26 @@ class _Lines:
             else:
                 break
         return found
+
+
+def truth_settings(data: dict[str, Any], base: Path, fail: Callable[..., ConfigError]
+                   ) -> tuple[str, dict[str, Any]]:
+    """A spec's `ground_truth` mode and `truth` settings, checked (run and watch specs)."""
+    mode = str(data.get("ground_truth", "stored"))
+    if mode not in ("stored", "live") and not mode.startswith("snapshot:"):
+        raise fail(f"ground-truth mode '{mode}' is not one of "
+                   f"{', '.join(GROUND_TRUTH_MODES)}", "ground_truth")
+    truth = data.get("truth") or {}
+    if not isinstance(truth, dict):
+        raise fail("must be a mapping (provider, field, market, window_s …)", "truth")
+    try:
+        from assay.truth.capture import TruthConfig
+
+        TruthConfig.parse(mode, truth, base)
+    except ConfigError as exc:
+        key = "truth" if str(exc).startswith("truth.") else "ground_truth"
+        raise fail(str(exc), key) from None
+    return mode, truth
 
 
 def load_spec(path: str | Path) -> ExperimentSpec:
@@ -236,20 +257,7 @@ def parse_spec(data: dict[str, Any], path: Path, lines: _Lines | None = None) ->
             raise fail(f"must be a whole number ≥ {low}", key)
         return value
 
-    mode = str(data.get("ground_truth", "stored"))
-    if mode not in ("stored", "live") and not mode.startswith("snapshot:"):
-        raise fail(f"ground-truth mode '{mode}' is not one of "
-                   f"{', '.join(GROUND_TRUTH_MODES)}", "ground_truth")
-    truth = data.get("truth") or {}
-    if not isinstance(truth, dict):
-        raise fail("must be a mapping (provider, field, market, window_s …)", "truth")
-    try:
-        from assay.truth.capture import TruthConfig
-
-        TruthConfig.parse(mode, truth, path.parent)
-    except ConfigError as exc:
-        key = "truth" if str(exc).startswith("truth.") else "ground_truth"
-        raise fail(str(exc), key) from None
+    mode, truth = truth_settings(data, path.parent, fail)
     timeout = data.get("timeout_s")
     if timeout is not None and (not isinstance(timeout, int | float) or timeout <= 0):
         raise fail("must be a positive number of seconds", "timeout_s")

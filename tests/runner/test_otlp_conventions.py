@@ -64,7 +64,9 @@ targets:
 evaluators: [finance-rubric, finsearch-t1-judge@m]
 otlp: http://127.0.0.1:{collector.port}/v1/traces
 """, "utf-8")
-        r = run("run", "spec.yaml", cwd=tmp_path, **env)
+        # --no-cache: two targets may give one item the same answer, and the judge's second
+        # request would then be read from the response cache (a judgment with no request span)
+        r = run("run", "spec.yaml", "--no-cache", cwd=tmp_path, **env)
         assert r.returncode == 0, r.stderr
         assert agent.headers[0]["Authorization"] == f"Bearer {AGENT_KEY}"  # it was sent
         yield collector.spans, tmp_path, run_id_of(r.stdout), openai_server

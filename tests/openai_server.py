@@ -46,6 +46,8 @@ class OpenAIServer(LocalServer):
         self.chooser: Callable[[dict[str, Any]], Action | None] | None = None
         self.requests: list[dict[str, Any]] = []
         self.auth: list[str] = []  # Authorization headers seen
+        self.queries: list[dict[str, str]] = []  # each request's query string, parsed
+        self.headers: list[dict[str, str]] = []  # each request's headers, names lowercased
         self.latency_s = 0.0
         self._lock = threading.Lock()
 
@@ -77,6 +79,8 @@ class OpenAIServer(LocalServer):
         with self._lock:
             self.requests.append(body)
             self.auth.append(request.headers.get("Authorization", ""))
+            self.queries.append(dict(request.query))
+            self.headers.append({k.lower(): v for k, v in request.headers.items()})
         if self.latency_s:
             await asyncio.sleep(self.latency_s)
         action = self._choose(body)

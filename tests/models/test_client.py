@@ -39,6 +39,31 @@ def test_plain_call_records_usage_and_latency(openai_server: OpenAIServer) -> No
     assert sent["model"] == "judge-1" and sent["temperature"] == 0
 
 
+def test_sdk_options_in_params_keep_their_sdk_meaning(openai_server: OpenAIServer) -> None:
+    # plain requests go through the SDK's raw `post`: its options must still be options, not
+    # body fields the endpoint would reject
+    openai_server.script = [("ok", "fine")]
+    c = chat(openai_server, params={"temperature": 0.5, "extra_body": {"top_k": 5},
+                                    "extra_query": {"api-version": "2024-10-21"},
+                                    "extra_headers": {"X-Team": "quant"}, "timeout": 9})
+    assert c.text == "fine" and c.error is None
+    sent = openai_server.requests[0]
+    assert sent["temperature"] == 0.5 and sent["top_k"] == 5
+    assert not {"extra_body", "extra_query", "extra_headers", "timeout"} & set(sent)
+    assert sent["messages"] == [{"role": "user", "content": "hi"}]
+    assert openai_server.queries[0] == {"api-version": "2024-10-21"}
+    assert openai_server.headers[0]["x-team"] == "quant"
+
+
+def test_the_reply_is_read_with_its_model_usage_and_finish(openai_server: OpenAIServer) -> None:
+    openai_server.script = [("ok", "答案 1,455.00 元")]
+    c = chat(openai_server)
+    assert c.text == "答案 1,455.00 元" and c.model == "judge-1"
+    assert c.finish_reason == "stop"
+    assert set(c.usage) >= {"prompt_tokens", "completion_tokens", "total_tokens"}
+    assert all(isinstance(v, int) for v in c.usage.values())
+
+
 @pytest.mark.parametrize("failure", [
     ("status", 429, {"Retry-After": "0"}), ("status", 500), ("status", 503), ("malformed",),
     ("truncated",), ("no_content",),

@@ -28,7 +28,7 @@ from assay.truth.capture import Capture
 
 from . import semconv
 from .evaluate import evaluate, evaluate_now, evaluate_traced, synchronous
-from .trace import Trace
+from .trace import Trace, tool_spans, worker_place
 
 
 @dataclass
@@ -161,7 +161,7 @@ class SamplePipeline:
                                  attributes={**attrs, "type": target.kind,
                                              "latency_s": answer.latency_s,
                                              "usage": answer.usage, "error": answer.error,
-                                             **_worker(answer),
+                                             **worker_place(answer),
                                              **semconv.target(target.kind, target.name, item,
                                                               answer)})
                 attempts = answer.extras.get("attempts")
@@ -170,7 +170,7 @@ class SamplePipeline:
                                    *semconv.target_request(answer))
                 calls = answer.extras.get("tool_calls")
                 if calls:
-                    _tool_spans(trace, calls, tid, t_start, t_end, attrs)
+                    tool_spans(trace, calls, tid, t_start, t_end, attrs)
             truth_rows = []
             if fetching is not None:
                 # an online sample's answer was given earlier, at its trace's end: the gap is
@@ -304,26 +304,3 @@ class SamplePipeline:
         except Exception as exc:  # a target's bug costs its item, not the run
             return Answer(None, error=f"target failed: {type(exc).__name__}: {exc}")
 
-
-def _worker(answer: Answer) -> dict[str, Any]:
-    """The host and pid of the Ray worker that answered (executor: ray), for the span."""
-    place = answer.extras.get("ray_worker") if answer.extras else None
-    if not isinstance(place, dict):
-        return {}
-    return {"worker.host": place.get("host"), "worker.pid": place.get("pid")}
-
-
-def _tool_spans(trace: Trace, calls: list[dict[str, Any]], parent: str, t0: float, t1: float,
-                attrs: dict[str, Any]) -> None:
-    """An agent's reported tool calls as TOOL spans under its target span. Times are the
-    agent's own; a call without them spans the target call (`timed` false)."""
-    for call in calls:
-        start: float | None = call.get("start")
-        end: float | None = call.get("end")
-        timed = start is not None
-        begin = start if start is not None else t0
-        trace.span("tool", str(call.get("name", "?")), begin,
-                   end if end is not None else (begin if timed else t1),
-                   status="error" if call.get("error") else "ok", parent=parent,
-                   attributes={**attrs, "timed": timed, "error": call.get("error"),
-                               **semconv.tool(call)})

@@ -14,6 +14,10 @@ import random
 from datetime import UTC, datetime
 from typing import Any
 
+from assay.core.types import Answer
+
+from . import semconv
+
 # Ids need to be unique, not secret: the process's Mersenne Twister (seeded from os.urandom)
 # gives them without a system call per span.
 _bits = random.SystemRandom().getrandbits(64)
@@ -74,3 +78,27 @@ class Trace:
 def to_datetime(t: float) -> datetime:
     """Wall-clock seconds → an aware UTC datetime, as the store keeps times."""
     return datetime.fromtimestamp(t, UTC)
+
+
+def worker_place(answer: Answer) -> dict[str, Any]:
+    """The host and pid of the Ray worker that answered (executor: ray), for the span."""
+    place = answer.extras.get("ray_worker") if answer.extras else None
+    if not isinstance(place, dict):
+        return {}
+    return {"worker.host": place.get("host"), "worker.pid": place.get("pid")}
+
+
+def tool_spans(trace: Trace, calls: list[dict[str, Any]], parent: str, t0: float, t1: float,
+                attrs: dict[str, Any]) -> None:
+    """An agent's reported tool calls as TOOL spans under its target span. Times are the
+    agent's own; a call without them spans the target call (`timed` false)."""
+    for call in calls:
+        start: float | None = call.get("start")
+        end: float | None = call.get("end")
+        timed = start is not None
+        begin = start if start is not None else t0
+        trace.span("tool", str(call.get("name", "?")), begin,
+                   end if end is not None else (begin if timed else t1),
+                   status="error" if call.get("error") else "ok", parent=parent,
+                   attributes={**attrs, "timed": timed, "error": call.get("error"),
+                               **semconv.tool(call)})

@@ -191,6 +191,7 @@ class RayExecutor:
 
     async def close(self) -> None:
         if self.pool is not None:
+            await self.pool.stop()  # first: a probe would take the killed actors for lost
             for actor in self.pool.actors:
                 self.pool.ray.kill(actor)
             self.pool.actors = []

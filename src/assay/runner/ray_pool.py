@@ -8,18 +8,25 @@ A worker that dies (killed, out of memory, its node lost) is restarted by Ray
 is stored only when its call returns, by the coordinator alone: a retried sample is never stored
 twice and never lost.
 
+A lost worker gets no batches until a cheap call to it answers again. Ray restarts an actor
+only where its resources are free: on the same node at once after a killed process, but after
+a lost node only once another node has room — when an autoscaler has added one, minutes later,
+or never. Meanwhile every call sent to it waits about 2 s and fails with
+`ActorUnavailableError` (Ray 2.60, measured): batches sent there would stall their samples
+and count as retried again and again.
+
 Ray is imported here only inside a send (its exception types), never at import."""
 
 from __future__ import annotations
 
 import asyncio
 import math
-import time
+from collections.abc import Coroutine
 from typing import Any
 
 MAX_BATCH = 512  # calls per remote call: large enough to amortize it, small enough to spread
 ATTEMPTS = 4  # sends of one batch before its samples fail with the worker's loss
-DOWN_S = 2.0  # after a worker is lost, batches go to the others this long (it is restarting)
+PROBE_S = 0.5  # between calls asking a lost worker whether Ray has restarted it
 
 Outcome = tuple[bool, Any]  # (True, value) or (False, the exception the call raised)
 
@@ -35,19 +42,45 @@ class Pool:
         self.ray = ray
         self.actors = actors
         self.load = [0] * len(actors)
-        self.down_until = [0.0] * len(actors)
+        self.down = [False] * len(actors)  # lost, and not yet seen answering again
         self.retried = 0  # calls sent again because their worker was lost
         self.tasks: set[asyncio.Task[None]] = set()
 
     def _pick(self) -> int:
-        now = time.monotonic()
-        up = [i for i in range(len(self.actors)) if self.down_until[i] <= now]
+        up = [i for i in range(len(self.actors)) if not self.down[i]]
+        # every worker lost: send anyway, the call waits for a restart or fails into a retry
         return min(up or range(len(self.actors)), key=self.load.__getitem__)
 
-    def send(self, method: str, key: str, batch: list[tuple[Any, asyncio.Future[Any]]]) -> None:
-        task = asyncio.get_running_loop().create_task(self._send(method, key, batch))
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+
+    def send(self, method: str, key: str, batch: list[tuple[Any, asyncio.Future[Any]]]) -> None:
+        self._spawn(self._send(method, key, batch))
+
+    def _lost(self, i: int) -> None:
+        if not self.down[i]:
+            self.down[i] = True
+            self._spawn(self._probe(i))
+
+    async def _probe(self, i: int) -> None:
+        from ray.exceptions import RayActorError
+
+        while True:
+            try:
+                await self.actors[i].placement.remote()
+            except RayActorError:  # not restarted yet (or restarted while this call waited)
+                await asyncio.sleep(PROBE_S)
+                continue
+            self.down[i] = False
+            return
+
+    async def stop(self) -> None:
+        """The probes and sends still going (the run is over: nothing waits on them)."""
+        for task in list(self.tasks):
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
 
     async def _send(self, method: str, key: str,
                     batch: list[tuple[Any, asyncio.Future[Any]]]) -> None:
@@ -63,7 +96,7 @@ class Pool:
             except RayActorError as exc:  # the worker died with the batch: send it again
                 if attempt == 0:
                     self.retried += len(batch)
-                self.down_until[i] = time.monotonic() + DOWN_S
+                self._lost(i)
                 lost = exc
                 await asyncio.sleep(0.25 * (attempt + 1))
                 continue

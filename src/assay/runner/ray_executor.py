@@ -1,31 +1,23 @@
 """`executor: ray`: the heavy, local parts of a run on a Ray cluster; everything else as before.
 
 What moves: Python, command and baseline targets, and code evaluators (deterministic, built
-without the run's context: `finance-rubric`). Each Ray worker is an async actor that rebuilds
-them once, from the same registry build records the manifest keeps, and then answers batches of
-calls. What stays in the coordinator's event loop: model and HTTP targets, recorded answers, LLM
-judges and hybrids (they wait on the network, which one loop does well), the ground truth, the
-traces and every write to the store — so resume, retry, replay and traces work unchanged.
+without the run's context: `finance-rubric`). Each Ray worker is an async actor
+(`ray_worker.Worker`) that rebuilds them once, from the same registry build records the manifest
+keeps, and then answers batches of calls (`ray_pool`: batching, and sending a lost worker's
+batches again). What stays in the coordinator's event loop: model and HTTP targets, recorded
+answers, LLM judges and hybrids (they wait on the network, which one loop does well), the ground
+truth, the traces and every write to the store — so resume, retry, replay and traces work
+unchanged. Here: which parts move, their remote twins that the pipeline sees, and the cluster
+connection and actors of one run.
 
-Calls are batched per event-loop turn and spread over the workers by load: one remote call
-carries many rubric checks, so Ray's per-call cost (~1 ms) is paid per batch, not per answer.
-A worker that dies (killed, out of memory, its node lost) is restarted by Ray
-(`max_restarts=-1`); the batches it held are sent again, here rather than by Ray's
-`max_task_retries`, so the run can count them (`samples_retried` in the run's counts). A sample
-is stored only when its call returns, by the coordinator alone: a retried sample is never stored
-twice and never lost.
-
-Ray is imported only here, and this module only when a spec asks for it."""
+Ray is imported only here and in `ray_pool` (its exception types), and these modules only when
+a spec asks for it."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import math
-import os
-import socket
 import time
-from collections.abc import Awaitable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -38,14 +30,11 @@ from assay.evaluators.registry import EVALUATORS
 from assay.targets.base import Target
 
 from .executor_spec import ExecutorSpec
+from .ray_pool import MAX_BATCH, Batcher, Pool
+from .ray_worker import Worker
 
 # Target types whose work is local computation; the others wait on a network or read a file.
 MOVED_TARGETS = ("python", "command", "baseline-quote-agent")
-MAX_BATCH = 512  # calls per remote call: large enough to amortize it, small enough to spread
-ATTEMPTS = 4  # sends of one batch before its samples fail with the worker's loss
-DOWN_S = 2.0  # after a worker is lost, batches go to the others this long (it is restarting)
-
-Outcome = tuple[bool, Any]  # (True, value) or (False, the exception the call raised)
 
 
 def import_ray() -> Any:
@@ -55,150 +44,6 @@ def import_ray() -> Any:
         raise ConfigError("the ray executor needs the 'ray' package: "
                           "pip install 'assay-eval[ray]'") from None
     return ray
-
-
-class WorkerLost(RuntimeError):
-    """Every send of a batch found its worker gone: the samples fail, the run goes on."""
-
-
-async def _outcome(call: Awaitable[Any]) -> Outcome:
-    try:
-        return True, await call
-    except Exception as exc:  # the coordinator raises it in the sample's own await
-        return False, exc
-
-
-def _no_model(name: str) -> Any:
-    raise ConfigError(f"model '{name}': model clients stay in the coordinator, not on a Ray "
-                      "worker")
-
-
-class Worker:
-    """One Ray actor. Built once per worker process (and again after a restart) from build
-    records, so a heavy target stays loaded between calls."""
-
-    def __init__(self, targets: dict[str, dict[str, Any]],
-                 evaluators: dict[str, dict[str, Any]], base: str) -> None:
-        from assay.targets.build import rebuild_target
-
-        self.targets = {k: rebuild_target(r, client=_no_model, base=Path(base))
-                        for k, r in targets.items()}
-        self.evaluators: dict[str, Evaluator] = {k: EVALUATORS.rebuild(r)
-                                                 for k, r in evaluators.items()}
-        self.place = {"host": socket.gethostname(), "pid": os.getpid()}
-        self.items = 0
-        self.busy_s = 0.0
-
-    def placement(self) -> dict[str, Any]:
-        return self.place
-
-    def stats(self) -> dict[str, Any]:
-        """Calls this process answered and the seconds it spent on them (for the bench)."""
-        return {**self.place, "items": self.items, "busy_s": self.busy_s}
-
-    async def answer(self, key: str, items: list[Item]) -> tuple[list[Outcome], dict[str, Any]]:
-        target = self.targets[key]
-        t0 = time.perf_counter()
-        outs = await asyncio.gather(*(_outcome(target.answer(it)) for it in items))
-        self.items += len(items)
-        self.busy_s += time.perf_counter() - t0
-        return list(outs), self.place
-
-    async def evaluate(self, key: str, calls: list[tuple[Item, Answer, TruthSnapshot | None]]
-                       ) -> tuple[list[Outcome], dict[str, Any]]:
-        ev = self.evaluators[key]
-        t0 = time.perf_counter()
-        # a code evaluator never suspends: one after the other, no task per call
-        outs = [await _outcome(ev.evaluate(item, answer, truth)) for item, answer, truth in calls]
-        self.items += len(calls)
-        self.busy_s += time.perf_counter() - t0
-        return outs, self.place
-
-
-class Pool:
-    """The run's actors, the load each holds, and the batches sent again after a loss."""
-
-    def __init__(self, ray: Any, actors: list[Any]) -> None:
-        self.ray = ray
-        self.actors = actors
-        self.load = [0] * len(actors)
-        self.down_until = [0.0] * len(actors)
-        self.retried = 0  # calls sent again because their worker was lost
-        self.tasks: set[asyncio.Task[None]] = set()
-
-    def _pick(self) -> int:
-        now = time.monotonic()
-        up = [i for i in range(len(self.actors)) if self.down_until[i] <= now]
-        return min(up or range(len(self.actors)), key=self.load.__getitem__)
-
-    def send(self, method: str, key: str, batch: list[tuple[Any, asyncio.Future[Any]]]) -> None:
-        task = asyncio.get_running_loop().create_task(self._send(method, key, batch))
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
-
-    async def _send(self, method: str, key: str,
-                    batch: list[tuple[Any, asyncio.Future[Any]]]) -> None:
-        from ray.exceptions import RayActorError
-
-        payloads = [p for p, _ in batch]
-        lost: Exception | None = None
-        for attempt in range(ATTEMPTS):
-            i = self._pick()
-            self.load[i] += len(batch)
-            try:
-                outs, place = await getattr(self.actors[i], method).remote(key, payloads)
-            except RayActorError as exc:  # the worker died with the batch: send it again
-                if attempt == 0:
-                    self.retried += len(batch)
-                self.down_until[i] = time.monotonic() + DOWN_S
-                lost = exc
-                await asyncio.sleep(0.25 * (attempt + 1))
-                continue
-            except Exception as exc:  # not a lost worker: every sample of the batch sees it
-                _fail(batch, exc)
-                return
-            finally:
-                self.load[i] -= len(batch)
-            for (_, fut), (ok, value) in zip(batch, outs, strict=True):
-                if fut.done():  # its sample timed out meanwhile
-                    continue
-                if ok:
-                    fut.set_result((value, place))
-                else:
-                    fut.set_exception(value)
-            return
-        _fail(batch, WorkerLost(f"its Ray worker was lost {ATTEMPTS} times ({lost})"))
-
-
-def _fail(batch: list[tuple[Any, asyncio.Future[Any]]], exc: BaseException) -> None:
-    for _, fut in batch:
-        if not fut.done():
-            fut.set_exception(exc)
-
-
-class Batcher:
-    """Calls of one method on one component, gathered for an event-loop turn and sent as
-    batches spread over the workers."""
-
-    def __init__(self, pool: Pool, method: str, key: str) -> None:
-        self.pool = pool
-        self.method = method
-        self.key = key
-        self.pending: list[tuple[Any, asyncio.Future[Any]]] = []
-
-    async def call(self, payload: Any) -> tuple[Any, dict[str, Any]]:
-        loop = asyncio.get_running_loop()
-        fut: asyncio.Future[Any] = loop.create_future()
-        if not self.pending:
-            loop.call_soon(self._flush)
-        self.pending.append((payload, fut))
-        return await fut  # type: ignore[no-any-return]
-
-    def _flush(self) -> None:
-        pending, self.pending = self.pending, []
-        size = min(MAX_BATCH, math.ceil(len(pending) / len(self.pool.actors)))
-        for start in range(0, len(pending), size):
-            self.pool.send(self.method, self.key, pending[start:start + size])
 
 
 class RemoteTarget:
@@ -346,6 +191,7 @@ class RayExecutor:
 
     async def close(self) -> None:
         if self.pool is not None:
+            await self.pool.stop()  # first: a probe would take the killed actors for lost
             for actor in self.pool.actors:
                 self.pool.ray.kill(actor)
             self.pool.actors = []

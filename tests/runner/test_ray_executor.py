@@ -59,7 +59,7 @@ def ray_cluster() -> Iterator[str]:
 
 
 def project(tmp_path: Path, module: str, *, delay: float, limit: int, executor: str,
-            concurrency: int = 8, more: str = "") -> Path:
+            concurrency: int = 8, more: str = "", place: str = "workers") -> Path:
     (tmp_path / f"{module}.py").write_text(AGENT.replace("{delay}", str(delay)), "utf-8")
     spec = tmp_path / f"{executor}.yaml"
     spec.write_text(f"dataset: {{path: {SAMPLE}, limit: {limit}}}\n"
@@ -67,7 +67,8 @@ def project(tmp_path: Path, module: str, *, delay: float, limit: int, executor: 
                     f"{more}]\n"
                     "evaluators: [finance-rubric]\n"
                     f"concurrency: {concurrency}\n"
-                    f"executor: {{type: {executor}, workers: 2}}\n", "utf-8")
+                    f"executor: {{type: {executor}, workers: 2, "
+                    f"code_evaluators: {place}}}\n", "utf-8")
     return spec
 
 
@@ -119,9 +120,30 @@ def test_python_and_command_targets_and_rubric_through_ray_match_the_local_execu
     manifest, summary = rows(engine, "SELECT manifest, summary FROM runs WHERE id = :r",
                              r=ids["ray"])[0]
     assert json.loads(manifest)["executor"] == {
-        "type": "ray", "address": None, "workers": 2, "targets": ["agent", "cmd"],
-        "evaluators": ["finance-rubric"]}
+        "type": "ray", "address": None, "workers": 2, "code_evaluators": "workers",
+        "targets": ["agent", "cmd"], "evaluators": ["finance-rubric"]}
     assert json.loads(summary)["samples_retried"] == 0
+
+
+def test_by_default_a_light_code_evaluator_stays_beside_a_moved_target(
+        ray_cluster: str, tmp_path: Path) -> None:
+    # code_evaluators: auto — the rubric takes microseconds, its trip to a worker more: with
+    # the target on the workers it runs in the coordinator, with the same scores
+    engine = open_engine(f"sqlite:///{tmp_path / 'a.db'}")
+    spec = project(tmp_path, "agent_auto", delay=0.005, limit=20, executor="ray",
+                   place="auto")
+    run_id = asyncio.run(run_experiment(engine, load_spec(spec))).run_id
+    got = rows(engine, "SELECT item_id, score FROM results WHERE run_id = :r", r=run_id)
+    assert dict(got) == {k: EXPECTED[k] for k, _ in got} and len(got) == 20
+    manifest, = rows(engine, "SELECT manifest FROM runs WHERE id = :r", r=run_id)[0]
+    assert json.loads(manifest)["executor"]["targets"] == ["agent"]
+    assert json.loads(manifest)["executor"]["evaluators"] == []
+    assert rows(engine, "SELECT count(*) FROM spans WHERE run_id = :r AND kind = 'worker'",
+                r=run_id) == [(0,)]  # no evaluation went to a worker
+    target_pids = {json.loads(a)["worker.pid"] for a, in rows(
+        engine, "SELECT attributes FROM spans WHERE run_id = :r AND kind = 'target'",
+        r=run_id)}
+    assert os.getpid() not in target_pids and len(target_pids) >= 1
 
 
 def test_a_killed_worker_s_samples_are_retried_and_stored_once(
@@ -243,7 +265,9 @@ def test_without_ray_the_run_stops_in_one_line_before_anything_is_stored(
     ("{type: dask}", r"s.yaml:4: executor.type: unknown executor 'dask' \(known: local, ray\)"),
     ("{type: ray, workers: 0}", r"s.yaml:4: executor.workers: must be a whole number ≥ 1"),
     ("{type: ray, nodes: 3}", r"s.yaml:4: executor.nodes: unknown key \(known: address, "
-                              r"cpus_per_worker, type, workers\)"),
+                              r"code_evaluators, cpus_per_worker, type, workers\)"),
+    ("{type: ray, code_evaluators: gpu}", r"s.yaml:4: executor.code_evaluators: must be one "
+                                          r"of auto, workers, coordinator"),
     ("[ray]", r"s.yaml:4: executor: must be local, ray or a mapping with 'type'"),
 ])
 def test_executor_mistakes_name_file_line_and_field(tmp_path: Path, executor: str,

@@ -98,7 +98,8 @@ def test_a_lost_node_s_samples_are_retried_elsewhere_and_stored_once(
                     "targets: [{name: agent, type: python, function: 'agent_node:answer'}]\n"
                     "evaluators: [finance-rubric]\n"
                     "concurrency: 2\n"
-                    f"executor: {{type: ray, address: '{cluster.address}', workers: 2}}\n",
+                    f"executor: {{type: ray, address: '{cluster.address}', workers: 2, "
+                    f"code_evaluators: workers}}\n",
                     "utf-8")
     engine = open_engine(f"sqlite:///{tmp_path / 'a.db'}")
     progress = Progress()

@@ -20,7 +20,7 @@ EVALUATORS.register(
     "finance-rubric", "assay.evaluators.finance:FinanceRubricEvaluator", kind="code",
     context=False, args=(), summary="the executable finance rubric: T1 precision rules against "
     "the ground truth, T2/T3 reference answers and their grading notes, in code",
-    meta={"score": "0, 1, null or abstained",
+    meta={"score": "0, 1, null or abstained", "cost": "microseconds",
           "reads": ["prompt", "response_reference", "ground_truth (T1)"]})
 EVALUATORS.register(
     "item-judge", "assay.evaluators.judges:item_judge", kind="judge", args=(MODEL, MAPPING),

@@ -164,7 +164,8 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
                               else None, "date": truth_cfg.date},
                 tags=spec.tags, **({"executor": {
                     "type": spec.executor.type, "address": spec.executor.address,
-                    "workers": spec.executor.workers, **executor.moved}}
+                    "workers": spec.executor.workers,
+                    "code_evaluators": spec.executor.code_evaluators, **executor.moved}}
                     if executor is not None else {}))
             if named is None:  # a named version's items are stored already
                 repo.save_dataset(engine, version=dataset.version, name=dataset.name,

@@ -5,6 +5,7 @@
       address: auto        # or ray://head:10001; absent = the running cluster, else a local one
       workers: 4           # actors, each holding every moved target and code evaluator
       cpus_per_worker: 1
+      code_evaluators: auto  # auto (default) | workers | coordinator: where code evaluators run
 
 Only the shape is checked here; Ray itself is imported when a run starts (runner/ray_executor.py),
 so a spec that names it loads without it."""
@@ -18,7 +19,12 @@ from typing import Any
 from assay.core.errors import ConfigError
 
 EXECUTORS = ("local", "ray")
-EXECUTOR_KEYS = {"type", "address", "workers", "cpus_per_worker"}
+EXECUTOR_KEYS = {"type", "address", "workers", "cpus_per_worker", "code_evaluators"}
+# auto: a light code evaluator (its registry entry says it takes microseconds) stays in the
+# coordinator when a target moves, since sending an answer and its score costs more than
+# checking it (bench/ray_bench.py); when no target moves (a score run) the evaluators are the
+# work and move. workers / coordinator: every movable code evaluator moves / none does.
+PLACES = ("auto", "workers", "coordinator")
 
 
 @dataclass
@@ -27,6 +33,7 @@ class ExecutorSpec:
     address: str | None = None
     workers: int = 2
     cpus_per_worker: float = 1.0
+    code_evaluators: str = "auto"
 
     @property
     def remote(self) -> bool:
@@ -58,4 +65,7 @@ def parse_executor(value: Any, fail: Callable[..., ConfigError]) -> ExecutorSpec
     address = value.get("address")
     if address is not None and (not isinstance(address, str) or not address):
         raise fail("must be 'auto', ray://HOST:PORT or HOST:PORT", "executor", "address")
-    return ExecutorSpec(str(kind), address, workers, float(cpus))
+    place = value.get("code_evaluators", "auto")
+    if place not in PLACES:
+        raise fail(f"must be one of {', '.join(PLACES)}", "executor", "code_evaluators")
+    return ExecutorSpec(str(kind), address, workers, float(cpus), str(place))

@@ -109,15 +109,22 @@ def movable_target(target: Target) -> Built | None:
     return record if record is not None and record.name in MOVED_TARGETS else None
 
 
-def movable_evaluator(ev: Evaluator) -> Built | None:
+def movable_evaluator(ev: Evaluator, place: str = "workers",
+                      targets_moved: bool = False) -> Built | None:
+    """The build record of a code evaluator that goes to the workers under `place`
+    (executor_spec.PLACES); None if it stays in the coordinator."""
     record = built_from(ev)
-    if record is None or not ev.deterministic:
+    if record is None or not ev.deterministic or place == "coordinator":
         return None
     try:
-        context = EVALUATORS.entry(record.name).context
+        entry = EVALUATORS.entry(record.name)
     except ConfigError:
         return None
-    return None if context else record  # one built from the run's context needs the run
+    if entry.context:  # one built from the run's context needs the run
+        return None
+    if place == "auto" and targets_moved and entry.meta.get("cost") == "microseconds":
+        return None  # its trip to a worker would cost more than the check
+    return record
 
 
 class RayExecutor:
@@ -145,7 +152,8 @@ class RayExecutor:
         t_records = {str(i): r for i, t in enumerate(targets)
                      if (r := movable_target(t)) is not None}
         e_records = {str(i): r for i, ev in enumerate(evaluators)
-                     if (r := movable_evaluator(ev)) is not None}
+                     if (r := movable_evaluator(ev, self.cfg.code_evaluators,
+                                                bool(t_records))) is not None}
         if not t_records and not e_records:
             return targets, evaluators
         ray = import_ray()

@@ -75,7 +75,9 @@ PYTHON_ARGS = (
 
 def register(registry: Registry[Any]) -> None:
     for name, factory, args, summary, score, reads in _CHECKS:
-        meta: dict[str, Any] = {"score": score, "reads": reads, "family": "builtin"}
+        # "cost": the Ray executor keeps such checks beside the run (runner/executor_spec.py)
+        meta: dict[str, Any] = {"score": score, "reads": reads, "family": "builtin",
+                                "cost": "microseconds"}
         if name == "json-schema":  # a schema given as text is a file, relative to the spec
             meta["paths"] = ["schema"]
         registry.register(name, factory, kind="code", context=False, args=args,

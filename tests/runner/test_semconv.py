@@ -57,3 +57,27 @@ def test_texts_are_masked_and_cut() -> None:
         assert "llm.token_count.total" not in r  # not invented from half the counts
     finally:
         secrets.forget_all()
+
+
+def test_a_request_keeps_its_messages_once_and_the_export_gives_both_conventions() -> None:
+    messages = [{"role": "system", "content": "你是金融评分员"},
+                {"role": "user", "content": "上海金午盘基准价是多少？"}]
+    stored = semconv.request("judge-1", "openai", messages)
+    # stored: the messages once, no convention copies (a judge's prompt is KBs)
+    assert stored[semconv.MESSAGES] == messages
+    assert not [k for k in stored if k.startswith(("llm.input_messages", "gen_ai.input",
+                                                   "gen_ai.system_instructions"))]
+    assert "input.value" not in stored
+    out = semconv.expand(stored)
+    assert semconv.MESSAGES not in out
+    assert out["llm.input_messages.0.message.role"] == "system"
+    assert out["llm.input_messages.1.message.content"] == "上海金午盘基准价是多少？"
+    assert json.loads(out["input.value"]) == messages
+    assert json.loads(out["gen_ai.system_instructions"]) == [
+        {"type": "text", "content": "你是金融评分员"}]
+    assert json.loads(out["gen_ai.input.messages"]) == [
+        {"role": "user", "parts": [{"type": "text", "content": "上海金午盘基准价是多少？"}]}]
+    assert out["gen_ai.request.model"] == "judge-1"
+    # a span that is not a model request leaves unchanged
+    tool = {"openinference.span.kind": "TOOL", "messages": ["x"]}
+    assert semconv.expand(tool) is tool

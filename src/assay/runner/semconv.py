@@ -60,6 +60,10 @@ _ROLE = MessageAttributes.MESSAGE_ROLE
 _CONTENT = MessageAttributes.MESSAGE_CONTENT
 
 
+# Assay's own key for a model request's messages as stored (see `request` and `expand`)
+MESSAGES = "messages"
+
+
 def clip(text: str, limit: int = TEXT_LIMIT) -> str:
     return secrets.clip(text, limit)
 
@@ -146,9 +150,8 @@ def _parts(text: str) -> list[dict[str, str]]:
 
 def request(model: str, provider: str, messages: list[Any] | None, *,
             response_model: str | None = None) -> dict[str, Any]:
-    """What every attempt of one model request carries: the request (model, provider, the
-    messages sent) by both conventions. GenAI's messages are its JSON "parts" shape; system
-    messages are its `gen_ai.system_instructions`."""
+    """What every attempt of one model request carries: the request (model, provider) by both
+    conventions, and the messages sent, stored once (`expand` gives their conventions)."""
     attrs: dict[str, Any] = {
         KIND: LLM, gen_ai.GEN_AI_OPERATION_NAME: CHAT, gen_ai.GEN_AI_REQUEST_MODEL: model,
         gen_ai.GEN_AI_PROVIDER_NAME: provider,
@@ -159,20 +162,37 @@ def request(model: str, provider: str, messages: list[Any] | None, *,
     if response_model:
         attrs[gen_ai.GEN_AI_RESPONSE_MODEL] = response_model
     if messages:
-        _messages(attrs, SpanAttributes.LLM_INPUT_MESSAGES, messages)
-        _io(attrs, _IN, _IN_MIME, messages)
-        system: list[dict[str, Any]] = []
-        chat: list[dict[str, Any]] = []
-        for m in messages:
-            if isinstance(m, dict):
-                (system if m.get("role") == "system" else chat).append(m)
-        if system:
-            attrs[gen_ai.GEN_AI_SYSTEM_INSTRUCTIONS] = orjson.dumps(
-                [p for m in system for p in _parts(str(m.get("content", "")))]).decode()
-        attrs[gen_ai.GEN_AI_INPUT_MESSAGES] = orjson.dumps(
-            [{"role": m.get("role"), "parts": _parts(str(m.get("content", "")))}
-             for m in chat]).decode()
+        # kept once; the conventions' three copies are made when the span leaves (`expand`):
+        # a judge's prompt is KBs, and writing it four times cost ~15 % of a judge run
+        attrs[MESSAGES] = [{"role": str(m.get("role", "")),
+                            "content": clip(str(m.get("content", "")))}
+                           for m in messages if isinstance(m, dict)]
     return attrs
+
+
+def expand(attrs: dict[str, Any]) -> dict[str, Any]:
+    """A stored span's attributes as they leave Assay (the OTLP export): a model request's
+    messages, kept once as `messages`, by both conventions — OpenInference's flattened
+    `llm.input_messages.N.*` and `input.value`, GenAI's `gen_ai.input.messages` (its JSON
+    "parts" shape) with system messages as `gen_ai.system_instructions`."""
+    messages = attrs.get(MESSAGES)
+    if not isinstance(messages, list) or attrs.get(KIND) != LLM:
+        return attrs
+    out = {k: v for k, v in attrs.items() if k != MESSAGES}
+    _messages(out, SpanAttributes.LLM_INPUT_MESSAGES, messages)
+    _io(out, _IN, _IN_MIME, messages)
+    system: list[dict[str, Any]] = []
+    chat: list[dict[str, Any]] = []
+    for m in messages:
+        if isinstance(m, dict):
+            (system if m.get("role") == "system" else chat).append(m)
+    if system:
+        out[gen_ai.GEN_AI_SYSTEM_INSTRUCTIONS] = orjson.dumps(
+            [p for m in system for p in _parts(str(m.get("content", "")))]).decode()
+    out[gen_ai.GEN_AI_INPUT_MESSAGES] = orjson.dumps(
+        [{"role": m.get("role"), "parts": _parts(str(m.get("content", "")))}
+         for m in chat]).decode()
+    return out
 
 
 def reply(text: str | None, usage: dict[str, Any] | None, finish: str | None

@@ -34,6 +34,9 @@ def read_json(path: Path) -> Iterator[Row]:
         raw = raw[3:]
     try:
         data = orjson.loads(raw)  # several times faster than json on large files
+        # orjson refuses unpaired surrogates, and a NUL in JSON text is always the escape
+        # \u0000: without that escape no row needs checking (~10 µs a row saved)
+        clean = b"\\u0000" not in raw
     except orjson.JSONDecodeError:
         # json words the error as users expect ("Expecting ',' delimiter", line and column)
         text = raw.decode("utf-8")
@@ -41,6 +44,7 @@ def read_json(path: Path) -> Iterator[Row]:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise _json_error(path, text, exc) from None
+        clean = False
     if isinstance(data, dict):
         # {"data": [...]} / {"items": [...]} wrappers, or one item on its own.
         for key in ("data", "items", "examples", "rows"):
@@ -55,6 +59,8 @@ def read_json(path: Path) -> Iterator[Row]:
         if not isinstance(row, dict):
             raise DataError(f"item {index} is a {type(row).__name__}, not an object",
                             path=str(path), line=index)
+        if not clean:
+            check_row(row, path, index)
         yield row, index
 
 
@@ -144,7 +150,7 @@ def checked(read: Callable[[Path], Iterator[Row]]) -> Callable[[Path], Iterator[
 
 
 READERS = {
-    ".json": checked(read_json), ".jsonl": checked(read_jsonl),
+    ".json": read_json, ".jsonl": checked(read_jsonl),  # read_json checks what needs it
     ".ndjson": checked(read_jsonl), ".csv": checked(read_csv),
     ".xlsx": checked(read_xlsx), ".parquet": checked(read_parquet),
     ".pq": checked(read_parquet),

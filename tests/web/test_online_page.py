@@ -5,8 +5,6 @@ refreshes itself as traces arrive."""
 from __future__ import annotations
 
 import shutil
-import socket
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +16,7 @@ from assay.web import app as web_app
 from assay.web.app import create_app
 from tests.online.otlp_send import agent_trace, send
 from tests.online.watching import Watching
+from tests.web.serving import served
 
 LOCAL = "http://127.0.0.1:8600"
 XSS = "<script>window.__pwned = 1</script>贵州茅台最新价?"
@@ -67,7 +66,6 @@ def test_online_page_and_json(watching: Watching) -> None:
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed")
 def test_online_page_refreshes_live(watching: Watching, monkeypatch: pytest.MonkeyPatch) -> None:
-    import uvicorn
     from playwright.sync_api import sync_playwright
 
     monkeypatch.setattr(web_app, "ONLINE_POLL_MS", 200)
@@ -75,31 +73,17 @@ def test_online_page_refreshes_live(watching: Watching, monkeypatch: pytest.Monk
     send(w.endpoint, agent_trace("first question", "a1"))
     w.wait_evaluated(1)
     time.sleep(0.8)  # written (the batch commit flushes every half second)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    srv = uvicorn.Server(uvicorn.Config(create_app(w.engine), host="127.0.0.1", port=port,
-                                        log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not srv.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    try:
-        with sync_playwright() as p:
-            b = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                  args=["--headless", "--no-sandbox", "--disable-gpu"])
-            page = b.new_page()
-            page.goto(f"http://127.0.0.1:{port}/runs/{w.run_id}/online")
-            assert "first question" in page.inner_text("#latest")
-            send(w.endpoint, agent_trace("second question", "a2"))
-            deadline = time.monotonic() + 15  # the page's CSP forbids a polled JS predicate
-            while "second question" not in page.inner_text("#latest") \
-                    or page.inner_text("#c-evaluated") != "2":  # counters: saved each second
-                assert time.monotonic() < deadline, "the page did not refresh"
-                page.wait_for_timeout(100)
-            assert page.url.endswith("/online")  # refreshed in place, not reloaded elsewhere
-            b.close()
-    finally:
-        srv.should_exit = True
-        thread.join(10)
+    with served(w.engine) as base, sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True,
+                              args=["--headless", "--no-sandbox", "--disable-gpu"])
+        page = b.new_page()
+        page.goto(f"{base}/runs/{w.run_id}/online")
+        assert "first question" in page.inner_text("#latest")
+        send(w.endpoint, agent_trace("second question", "a2"))
+        deadline = time.monotonic() + 15  # the page's CSP forbids a polled JS predicate
+        while "second question" not in page.inner_text("#latest") \
+                or page.inner_text("#c-evaluated") != "2":  # counters: saved each second
+            assert time.monotonic() < deadline, "the page did not refresh"
+            page.wait_for_timeout(100)
+        assert page.url.endswith("/online")  # refreshed in place, not reloaded elsewhere
+        b.close()

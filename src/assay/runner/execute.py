@@ -37,7 +37,7 @@ from assay.truth.capture import Capture, TruthConfig
 
 from .checks import check_answers, check_evaluators, check_fillable
 from .commit import BatchCommit, GroupCommit
-from .gc_tuning import long_lived_data_frozen
+from .gc_tuning import building_long_lived_data, long_lived_data_frozen
 from .manifest import build_manifest
 from .otlp import endpoint_from_env, export_new_spans
 from .overrides import Overrides, apply_overrides
@@ -104,10 +104,12 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
         pinned = (prior.manifest.get("dataset") or {}).get("ref") if prior else None
         if pinned:  # a resume runs the version its run started on, not a newer latest
             version = parse_ref(str(pinned))[1]
-        dataset, named = load_named(engine, spec.dataset.name, version)
+        with building_long_lived_data():
+            dataset, named = load_named(engine, spec.dataset.name, version)
     else:
-        dataset = load_dataset(spec.dataset.path, field_map=spec.dataset.fields,
-                               id_field=spec.dataset.id_field)
+        with building_long_lived_data():
+            dataset = load_dataset(spec.dataset.path, field_map=spec.dataset.fields,
+                                   id_field=spec.dataset.id_field)
     if prior is not None and dataset.version != prior.dataset_version:
         raise ConfigError(f"{dataset.path} changed since run {resume} started (version "
                           f"{prior.dataset_version[:12]}, now {dataset.version[:12]}); it "
@@ -168,8 +170,10 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
                     "code_evaluators": spec.executor.code_evaluators, **executor.moved}}
                     if executor is not None else {}))
             if named is None:  # a named version's items are stored already
-                repo.save_dataset(engine, version=dataset.version, name=dataset.name,
-                                  path=dataset.path, fmt=dataset.format, rows=dataset.items)
+                with building_long_lived_data():
+                    repo.save_dataset(engine, version=dataset.version, name=dataset.name,
+                                      path=dataset.path, fmt=dataset.format,
+                                      rows=dataset.items)
             repo.create_run(engine, run_id=run_id, kind=kind, dataset_id=dataset.version,
                             manifest=manifest, dataset_ref=named.ref if named else None)
         else:
@@ -181,8 +185,9 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
                                   prior_truth=prior.truth if prior else None,
                                   timeout_s=spec.timeout_s, truth_mode=truth_cfg.mode,
                                   jury=spec.jury)
-        todo = list(_work(chosen, run_targets, spec.repeats, prior,
-                          {ev.name for ev in evaluators}))
+        with building_long_lived_data():
+            todo = list(_work(chosen, run_targets, spec.repeats, prior,
+                              {ev.name for ev in evaluators}))
         progress.total = len(chosen) * len(targets) * spec.repeats
         progress.skipped = progress.done = progress.total - len(todo)
         progress.tick()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -41,11 +41,12 @@ from .gc_tuning import building_long_lived_data, long_lived_data_frozen
 from .manifest import build_manifest
 from .otlp import endpoint_from_env, export_new_spans
 from .overrides import Overrides, apply_overrides
-from .pipeline import Progress, SamplePipeline, Work
+from .pipeline import Progress, SamplePipeline
 from .resume import Prior, load_prior
 from .spec import ExperimentSpec
 from .spending import budget_record, run_budget
 from .stop import deferred_interrupt
+from .work import Work, work_list
 
 if TYPE_CHECKING:  # imported when a spec asks for it (it is cheap; Ray itself is not)
     from .ray_executor import RayExecutor
@@ -185,9 +186,8 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
                                   prior_truth=prior.truth if prior else None,
                                   timeout_s=spec.timeout_s, truth_mode=truth_cfg.mode,
                                   jury=spec.jury)
-        with building_long_lived_data():
-            todo = list(_work(chosen, run_targets, spec.repeats, prior,
-                              {ev.name for ev in evaluators}))
+        todo = work_list(chosen, run_targets, spec.repeats, prior,
+                         {ev.name for ev in evaluators})
         progress.total = len(chosen) * len(targets) * spec.repeats
         progress.skipped = progress.done = progress.total - len(todo)
         progress.tick()
@@ -229,22 +229,6 @@ def _display(path: str | Path) -> str:
         return str(p.resolve().relative_to(Path.cwd().resolve()))
     except ValueError:
         return str(p)
-
-
-def _work(chosen: list[Item], targets: list[Target], repeats: int, prior: Prior | None,
-          names: set[str]) -> Iterator[Work]:
-    for epoch in range(repeats):
-        for target in targets:
-            for item in chosen:
-                if prior is None:
-                    yield Work(item, target, epoch)
-                    continue
-                key = (item.id, target.name, epoch)
-                done = prior.results.get(key, set())
-                answer = prior.answers.get(key)
-                if answer is not None and names <= done:
-                    continue
-                yield Work(item, target, epoch, answer, done)
 
 
 async def _execute(engine: Engine, run_id: str, pipeline: SamplePipeline, todo: list[Work],

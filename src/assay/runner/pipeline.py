@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Set
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
@@ -29,6 +29,9 @@ from assay.truth.capture import Capture
 from . import semconv
 from .evaluate import evaluate, evaluate_now, evaluate_traced, synchronous
 from .trace import Trace, tool_spans, worker_place
+from .work import Work
+
+__all__ = ["Committer", "Progress", "SamplePipeline", "Work"]
 
 
 @dataclass
@@ -52,19 +55,6 @@ class Committer(Protocol):
         ...
 
     async def close(self) -> None: ...
-
-
-@dataclass(slots=True)
-class Work:
-    """One sample to do, with what an earlier attempt of the run already stored."""
-
-    item: Item
-    target: Target
-    epoch: int
-    prior: Answer | None = None
-    # evaluators with a result already; shared and empty for a fresh run's samples (a set
-    # per sample was 100,000 more containers for the collector to track)
-    done: Set[str] = frozenset()
 
 
 class SamplePipeline:

@@ -59,9 +59,10 @@ def synchronous(ev: Evaluator) -> CodeEvaluator | None:
 def evaluate_now(ev: CodeEvaluator, item: Item, answer: Answer) -> Score:
     """`evaluate` for a synchronous code evaluator on an answer without error, the item's own
     truth: the same checks and the same failure handling, no coroutine."""
-    early = precheck(ev, item, answer)
-    if early is not None:
-        return early
+    if answer.error is not None or ev.lacking(item):  # the common case skips precheck's tests
+        early = precheck(ev, item, answer)
+        if early is not None:
+            return early
     try:
         return ev.check(item, answer, None)
     except AssayError:

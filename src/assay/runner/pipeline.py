@@ -99,6 +99,7 @@ class SamplePipeline:
         quick = self._quick
         answers: list[dict[str, Any]] = []
         results: list[dict[str, Any]] = []
+        stamp = self._now()  # the chunk's samples are done within milliseconds of each other
         for work in works:
             target = work.target
             if (quick is None or work.prior is not None or work.done
@@ -114,7 +115,6 @@ class SamplePipeline:
             score = evaluate_now(quick, item, answer)
             if score.status == ScoreStatus.ERROR:
                 self.progress.errors += 1
-            stamp = self._now()
             self.tallies.append((item.id, target.name, score.evaluator, str(score.status),
                                  score.value, score.evidence.get("cost") if score.evidence
                                  else None))

@@ -94,7 +94,7 @@ def _insert(conn: Connection, table: Table, rows: list[dict[str, Any]], *,
     if not rows:
         return
     first = rows[0].keys()
-    if any(row.keys() != first for row in rows):
+    if any(map(first.__ne__, map(dict.keys, rows))):  # one shape (the common case), in C
         # rows of several shapes (a narrow recorded answer beside a full one): one insert
         # per shape
         shapes: dict[tuple[str, ...], list[dict[str, Any]]] = {}

@@ -17,6 +17,9 @@ TEXT_COLUMNS = ("response", "answer", "model_response", "output", "text")
 
 def answer_from_item(item: Item, field: str) -> Answer | None:
     """The item's own answer; FinSearchComp releases keep it in `dialogues[0].model_response`."""
+    value = item.fields.get(field)
+    if type(value) is str:  # the common case, with nothing to convert (a score run's hot path)
+        return Answer(value)
     if field in item.fields:
         return Answer(_text(item.fields[field]))
     dialogues = item.fields.get("dialogues")

@@ -31,12 +31,8 @@ class RecordedTarget:
 
     def lookup(self, item: Item) -> Answer:
         """The recorded answer, read without waiting (the pipeline's lean path calls this)."""
-        if self._table is not None:
-            found = self._table.get(item.id)
-        else:
-            text = item.fields.get(self.field)
-            # a plain string is the answer as it is (the common case: no dialogue, no NaN)
-            found = Answer(text) if type(text) is str else answer_from_item(item, self.field)
+        found = (self._table.get(item.id) if self._table is not None
+                 else answer_from_item(item, self.field))
         if found is None:
             where = f"file {self.file}" if self.file else f"field '{self.field}'"
             return Answer(None, {}, {}, 0.0, None, f"no recorded answer in {where}")

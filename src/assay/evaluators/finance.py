@@ -32,7 +32,7 @@ class FinanceRubricEvaluator(CodeEvaluator):
     uses_truth = True
 
     def __init__(self) -> None:
-        self.t1 = FinanceRubric()
+        self.t1 = FinanceRubric(stamp=version())
         self._historical: Any = None  # the T2/T3 reader, loaded for the first such item
 
     @property
@@ -57,6 +57,8 @@ class FinanceRubricEvaluator(CodeEvaluator):
             score = self.historical.check(item, answer)
         else:
             score = self.t1.check(item, answer, truth)
+            if score.evaluator_version == self.version:  # stamped by the T1 reader already
+                return score
         # built directly: dataclasses.replace costs more than a quarter of a T1 decision
         return Score(score.value, score.status, score.reason, score.evaluator, self.version,
                      score.full_score, score.evidence, score.steps)

@@ -169,9 +169,15 @@ class FinanceRubric(CodeEvaluator):
     name = NAME
     requires: tuple[str, ...] = ("prompt", "response_reference", "ground_truth")
 
+    def __init__(self, stamp: str | None = None) -> None:
+        # the version its decisions are stamped with: an evaluator that wraps this one
+        # (`finance-rubric`, which also holds the T2/T3 reader) passes its own, so a decision
+        # is not built twice to restamp it
+        self._stamp = stamp
+
     @property
     def version(self) -> str:
-        return version()
+        return self._stamp or version()
 
     def check(self, item: Item, answer: Answer, truth: TruthSnapshot | None = None) -> Score:
         """Pure and synchronous. `truth`: the snapshot captured for this answer; None reads the
@@ -245,9 +251,9 @@ class FinanceRubric(CodeEvaluator):
                                          (b.field == F.LAST and percent_last)))
                        for b in counted]
         except RuleNotApplicable as exc:
-            return Score.error(str(exc), NAME, version(), evidence=evidence)
+            return Score.error(str(exc), NAME, self.version, evidence=evidence)
         except MissingTruth as exc:  # pragma: no cover - guarded by `lacking` above
-            return Score.null(f"ground truth lacks {exc}", NAME, version(), evidence=evidence)
+            return Score.null(f"ground truth lacks {exc}", NAME, self.version, evidence=evidence)
         rows = [_row(b, c) for b, c in checked]
         evidence["values"] = rows
         covered: set[str] = set()  # the fields a value certainly answers
@@ -274,7 +280,7 @@ class FinanceRubric(CodeEvaluator):
                 f"{c['text']}（{c['doubt']}）" for c in candidates) if zh else
                 "Two readings of the answer decide differently; abstained: " + "; ".join(
                 f"{c['text']} ({c['doubt']})" for c in candidates))
-            return Score.abstain(reason, NAME, version(), candidates=candidates,
+            return Score.abstain(reason, NAME, self.version, candidates=candidates,
                                  evidence=evidence)
         if missing and not has_maybe:
             evidence["missing"] = missing
@@ -319,7 +325,7 @@ class FinanceRubric(CodeEvaluator):
         return self._score(1, reason, evidence)
 
     def _score(self, value: int, reason: str, evidence: dict[str, Any]) -> Score:
-        return Score(float(value), ScoreStatus.SCORED, reason, NAME, version(), (0.0, 1.0), evidence)
+        return Score(float(value), ScoreStatus.SCORED, reason, NAME, self.version, (0.0, 1.0), evidence)
 
 
 def _names(fields: list[str], lang: str) -> str:

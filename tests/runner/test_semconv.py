@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from assay.core import secrets
 from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
-from assay.runner import semconv
+from assay.runner import semconv, semconv_llm
 
 ITEM = Item("q1", {"prompt": "贵州茅台最新股价"}, "v", 1)
 
@@ -52,7 +52,7 @@ def test_texts_are_masked_and_cut() -> None:
         assert a["openinference.span.kind"] == "AGENT"
         assert a["output.value"].startswith("401: bad key [secret $OPENAI_API_KEY] xxx")
         assert len(a["output.value"]) == semconv.TEXT_LIMIT + 1  # and the mark "…"
-        r = semconv.reply("sk-live-echoed-key-123", {"prompt_tokens": 3}, None)
+        r = semconv_llm.reply("sk-live-echoed-key-123", {"prompt_tokens": 3}, None)
         assert "sk-live" not in json.dumps(r) and r["llm.token_count.prompt"] == 3
         assert "llm.token_count.total" not in r  # not invented from half the counts
     finally:
@@ -62,14 +62,14 @@ def test_texts_are_masked_and_cut() -> None:
 def test_a_request_keeps_its_messages_once_and_the_export_gives_both_conventions() -> None:
     messages = [{"role": "system", "content": "你是金融评分员"},
                 {"role": "user", "content": "上海金午盘基准价是多少？"}]
-    stored = semconv.request("judge-1", "openai", messages)
+    stored = semconv_llm.request("judge-1", "openai", messages)
     # stored: the messages once, no convention copies (a judge's prompt is KBs)
-    assert stored[semconv.MESSAGES] == messages
+    assert stored[semconv_llm.MESSAGES] == messages
     assert not [k for k in stored if k.startswith(("llm.input_messages", "gen_ai.input",
                                                    "gen_ai.system_instructions"))]
     assert "input.value" not in stored
-    out = semconv.expand(stored)
-    assert semconv.MESSAGES not in out
+    out = semconv_llm.expand(stored)
+    assert semconv_llm.MESSAGES not in out
     assert out["llm.input_messages.0.message.role"] == "system"
     assert out["llm.input_messages.1.message.content"] == "上海金午盘基准价是多少？"
     assert json.loads(out["input.value"]) == messages
@@ -80,4 +80,4 @@ def test_a_request_keeps_its_messages_once_and_the_export_gives_both_conventions
     assert out["gen_ai.request.model"] == "judge-1"
     # a span that is not a model request leaves unchanged
     tool = {"openinference.span.kind": "TOOL", "messages": ["x"]}
-    assert semconv.expand(tool) is tool
+    assert semconv_llm.expand(tool) is tool

@@ -32,3 +32,33 @@ def yaml_mapping(text: str, where: str, *, what: str = "the file") -> dict[str, 
     if not isinstance(data, dict):
         raise ConfigError(f"{where}:1: {what} must be a mapping of keys")
     return data
+
+
+class KeyLines:
+    """Where each key of a YAML document is, so an error can name its line (None: not found,
+    or no YAML text, as for a TOML spec)."""
+
+    def __init__(self, text: str | None) -> None:
+        self.root = None
+        if text is not None:
+            try:
+                self.root = yaml.compose(text)
+            except yaml.YAMLError:
+                self.root = None
+
+    def line(self, *keys: str | int) -> int | None:
+        node = self.root
+        found = None
+        for key in keys:
+            if isinstance(node, yaml.MappingNode):
+                nxt = next(((k, v) for k, v in node.value if k.value == key), None)
+                if nxt is None:
+                    break
+                found, node = nxt[0].start_mark.line + 1, nxt[1]
+            elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) \
+                    and key < len(node.value):
+                node = node.value[key]
+                found = node.start_mark.line + 1
+            else:
+                break
+        return found

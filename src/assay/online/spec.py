@@ -21,10 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from assay.core.errors import ConfigError
-from assay.core.yamltext import read_text, yaml_mapping
+from assay.core.yamltext import KeyLines, read_text, yaml_mapping
 from assay.runner.spec import truth_settings
 
 KEYS = {"name", "source", "sample", "seed", "filter", "evaluators", "ground_truth", "truth",
@@ -78,15 +76,10 @@ def load_watch_spec(path: str | Path) -> WatchSpec:
 
 
 def parse_watch_spec(data: dict[str, Any], path: Path, text: str | None = None) -> WatchSpec:
-    root = None
-    if text is not None:
-        try:
-            root = yaml.compose(text)
-        except yaml.YAMLError:
-            root = None
+    lines = KeyLines(text)
 
     def fail(msg: str, *keys: str) -> ConfigError:
-        line = _line(root, keys)
+        line = lines.line(*keys)
         where = f"{path}:{line}" if line else str(path)
         return ConfigError(f"{where}: {'.'.join(keys)}: {msg}" if keys else f"{where}: {msg}")
 
@@ -146,15 +139,3 @@ def parse_watch_spec(data: dict[str, Any], path: Path, text: str | None = None) 
         queue=int(numbers["queue"]), concurrency=0 if conc == "auto" else int(conc),
         judge_model=str(data["judge_model"]) if data.get("judge_model") else None,
         jury=str(jury) if jury else None, raw=data)
-
-
-def _line(root: Any, keys: tuple[str, ...]) -> int | None:
-    node, found = root, None
-    for key in keys:
-        if not isinstance(node, yaml.MappingNode):
-            break
-        nxt = next(((k, v) for k, v in node.value if k.value == key), None)
-        if nxt is None:
-            break
-        found, node = nxt[0].start_mark.line + 1, nxt[1]
-    return found

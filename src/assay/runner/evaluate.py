@@ -11,7 +11,7 @@ from assay.core.errors import AssayError
 from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
 from assay.evaluators.base import CodeEvaluator, Evaluator
 
-from . import semconv
+from . import semconv, semconv_llm
 from .trace import Trace
 
 
@@ -87,7 +87,7 @@ async def evaluate_traced(ev: Evaluator, item: Item, answer: Answer | None,
         extra = semconv.step()
         if step.kind == "model.request":  # a judge's request: by the conventions, once built
             if llm is None:
-                llm = semconv.judge_request(score.evidence)
+                llm = semconv_llm.judge_request(score.evidence)
             extra = {**llm[0], **llm[1]} if step.status == "ok" else llm[0]
         trace.span(step.kind, step.name, step.start, step.end, status=step.status, parent=sid,
                    attributes={**step.attributes, **extra})

@@ -24,7 +24,7 @@ from assay.store import repo
 from assay.store.db import Engine
 from assay.store.rows import aware
 
-from . import semconv
+from . import semconv_llm
 from .implied import with_conventions
 
 BATCH = 512
@@ -111,7 +111,7 @@ def export_spans(rows: Iterable[dict[str, Any]], endpoint: str, *,
             parent = (SpanContext(trace_id, int(r["parent_id"], 16), is_remote=False)
                       if r["parent_id"] else None)
             attrs = {_name(k): _attr(v)
-                     for k, v in semconv.expand(r["attributes"] or {}).items()
+                     for k, v in semconv_llm.expand(r["attributes"] or {}).items()
                      if v is not None}
             attrs.update({"assay.run_id": run_id, "assay.item_id": r["item_id"] or "",
                           "assay.kind": r["kind"]})

@@ -26,7 +26,7 @@ from assay.targets.base import Target
 from assay.targets.recorded import RecordedTarget
 from assay.truth.capture import Capture
 
-from . import semconv
+from . import semconv, semconv_llm
 from .evaluate import evaluate, evaluate_now, evaluate_traced, synchronous
 from .trace import Trace, tool_spans, worker_place
 from .work import Work
@@ -159,7 +159,7 @@ class SamplePipeline:
                 attempts = answer.extras.get("attempts")
                 if attempts:
                     trace.requests(attempts, tid, str(answer.extras.get("model", "")),
-                                   *semconv.target_request(answer))
+                                   *semconv_llm.target_request(answer))
                 calls = answer.extras.get("tool_calls")
                 if calls:
                     tool_spans(trace, calls, tid, t_start, t_end, attrs)

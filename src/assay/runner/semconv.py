@@ -29,7 +29,6 @@ from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as ge
 
 from assay.core import secrets
 from assay.core.types import Answer, Item, Score, TruthSnapshot
-from assay.models.config import provider_of
 
 TEXT_LIMIT = 8000
 REASON_LIMIT = 1000
@@ -60,8 +59,6 @@ _ROLE = MessageAttributes.MESSAGE_ROLE
 _CONTENT = MessageAttributes.MESSAGE_CONTENT
 
 
-# Assay's own key for a model request's messages as stored (see `request` and `expand`)
-MESSAGES = "messages"
 
 
 def clip(text: str, limit: int = TEXT_LIMIT) -> str:
@@ -72,7 +69,7 @@ def _json(value: Any) -> str:
     return clip(orjson.dumps(value, default=str).decode())
 
 
-def _io(attrs: dict[str, Any], key: str, mime: str, value: Any) -> None:
+def io_value(attrs: dict[str, Any], key: str, mime: str, value: Any) -> None:
     """`input.value`/`output.value` with its mime type: text as text, anything else as JSON."""
     if value is None:
         return
@@ -80,6 +77,14 @@ def _io(attrs: dict[str, Any], key: str, mime: str, value: Any) -> None:
         attrs[key], attrs[mime] = clip(value), TEXT
     else:
         attrs[key], attrs[mime] = _json(value), JSON
+
+
+def flat_messages(attrs: dict[str, Any], key: str, messages: list[Any]) -> None:
+    """OpenInference's flattened messages: `llm.input_messages.0.message.role` …"""
+    for n, m in enumerate(messages):
+        if isinstance(m, dict):
+            attrs[f"{key}.{n}.{_ROLE}"] = str(m.get("role", ""))
+            attrs[f"{key}.{n}.{_CONTENT}"] = clip(str(m.get("content", "")))
 
 
 def question(item: Item) -> Any:
@@ -95,9 +100,9 @@ def root(item: Item, answer: Answer | None, scores: list[Score]) -> dict[str, An
     evaluator's verdict — as `assay.score.<evaluator>`/`assay.status.<evaluator>` and as
     OpenInference's span evaluations (`evaluations.N.evaluation.*`)."""
     attrs: dict[str, Any] = {KIND: CHAIN}
-    _io(attrs, _IN, _IN_MIME, question(item))
+    io_value(attrs, _IN, _IN_MIME, question(item))
     if answer is not None:
-        _io(attrs, _OUT, _OUT_MIME, answer.text)
+        io_value(attrs, _OUT, _OUT_MIME, answer.text)
     for n, s in enumerate(scores):
         prefix = f"{SpanAttributes.EVALUATIONS}.{n}."
         attrs[f"assay.status.{s.evaluator}"] = str(s.status)
@@ -121,11 +126,11 @@ def target(kind: str, name: str, item: Item, answer: Answer) -> dict[str, Any]:
     request = answer.extras.get("request")  # an HTTP agent's request body, as sent
     messages = answer.extras.get("messages")
     if isinstance(messages, list):
-        _messages(attrs, SpanAttributes.LLM_INPUT_MESSAGES, messages)
-        _io(attrs, _IN, _IN_MIME, messages)
+        flat_messages(attrs, SpanAttributes.LLM_INPUT_MESSAGES, messages)
+        io_value(attrs, _IN, _IN_MIME, messages)
     else:
-        _io(attrs, _IN, _IN_MIME, request if request is not None else question(item))
-    _io(attrs, _OUT, _OUT_MIME, answer.text)
+        io_value(attrs, _IN, _IN_MIME, request if request is not None else question(item))
+    io_value(attrs, _OUT, _OUT_MIME, answer.text)
     if oi == LLM:
         model = answer.extras.get("request_model")
         if model:
@@ -134,120 +139,6 @@ def target(kind: str, name: str, item: Item, answer: Answer) -> dict[str, Any]:
         attrs[gen_ai.GEN_AI_OPERATION_NAME] = gen_ai.GenAiOperationNameValues.INVOKE_AGENT.value
         attrs[gen_ai.GEN_AI_AGENT_NAME] = attrs[SpanAttributes.AGENT_NAME] = name
     return attrs
-
-
-def _messages(attrs: dict[str, Any], key: str, messages: list[Any]) -> None:
-    """OpenInference's flattened messages: `llm.input_messages.0.message.role` …"""
-    for n, m in enumerate(messages):
-        if isinstance(m, dict):
-            attrs[f"{key}.{n}.{_ROLE}"] = str(m.get("role", ""))
-            attrs[f"{key}.{n}.{_CONTENT}"] = clip(str(m.get("content", "")))
-
-
-def _parts(text: str) -> list[dict[str, str]]:
-    return [{"type": "text", "content": clip(text)}]
-
-
-def request(model: str, provider: str, messages: list[Any] | None, *,
-            response_model: str | None = None) -> dict[str, Any]:
-    """What every attempt of one model request carries: the request (model, provider) by both
-    conventions, and the messages sent, stored once (`expand` gives their conventions)."""
-    attrs: dict[str, Any] = {
-        KIND: LLM, gen_ai.GEN_AI_OPERATION_NAME: CHAT, gen_ai.GEN_AI_REQUEST_MODEL: model,
-        gen_ai.GEN_AI_PROVIDER_NAME: provider,
-        # the name the installed convention replaced by provider.name; older viewers read it
-        gen_ai.GEN_AI_SYSTEM: provider,
-        SpanAttributes.LLM_MODEL_NAME: response_model or model,
-        SpanAttributes.LLM_PROVIDER: provider, SpanAttributes.LLM_SYSTEM: provider}
-    if response_model:
-        attrs[gen_ai.GEN_AI_RESPONSE_MODEL] = response_model
-    if messages:
-        # kept once; the conventions' three copies are made when the span leaves (`expand`):
-        # a judge's prompt is KBs, and writing it four times cost ~15 % of a judge run
-        attrs[MESSAGES] = [{"role": str(m.get("role", "")),
-                            "content": clip(str(m.get("content", "")))}
-                           for m in messages if isinstance(m, dict)]
-    return attrs
-
-
-def expand(attrs: dict[str, Any]) -> dict[str, Any]:
-    """A stored span's attributes as they leave Assay (the OTLP export): a model request's
-    messages, kept once as `messages`, by both conventions — OpenInference's flattened
-    `llm.input_messages.N.*` and `input.value`, GenAI's `gen_ai.input.messages` (its JSON
-    "parts" shape) with system messages as `gen_ai.system_instructions`."""
-    messages = attrs.get(MESSAGES)
-    if not isinstance(messages, list) or attrs.get(KIND) != LLM:
-        return attrs
-    out = {k: v for k, v in attrs.items() if k != MESSAGES}
-    _messages(out, SpanAttributes.LLM_INPUT_MESSAGES, messages)
-    _io(out, _IN, _IN_MIME, messages)
-    system: list[dict[str, Any]] = []
-    chat: list[dict[str, Any]] = []
-    for m in messages:
-        if isinstance(m, dict):
-            (system if m.get("role") == "system" else chat).append(m)
-    if system:
-        out[gen_ai.GEN_AI_SYSTEM_INSTRUCTIONS] = orjson.dumps(
-            [p for m in system for p in _parts(str(m.get("content", "")))]).decode()
-    out[gen_ai.GEN_AI_INPUT_MESSAGES] = orjson.dumps(
-        [{"role": m.get("role"), "parts": _parts(str(m.get("content", "")))}
-         for m in chat]).decode()
-    return out
-
-
-def reply(text: str | None, usage: dict[str, Any] | None, finish: str | None
-          ) -> dict[str, Any]:
-    """What the attempt that was answered adds: the reply and the token counts."""
-    attrs: dict[str, Any] = {}
-    if text is not None:
-        attrs[_OUT], attrs[_OUT_MIME] = clip(text), TEXT
-        out = SpanAttributes.LLM_OUTPUT_MESSAGES
-        attrs[f"{out}.0.{_ROLE}"] = "assistant"
-        attrs[f"{out}.0.{_CONTENT}"] = attrs[_OUT]
-        message: dict[str, Any] = {"role": "assistant", "parts": _parts(text)}
-        if finish:
-            message["finish_reason"] = finish
-        attrs[gen_ai.GEN_AI_OUTPUT_MESSAGES] = orjson.dumps([message]).decode()
-    if finish:
-        attrs[gen_ai.GEN_AI_RESPONSE_FINISH_REASONS] = [finish]
-    usage = usage or {}
-    prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
-    if isinstance(prompt, int):
-        attrs[gen_ai.GEN_AI_USAGE_INPUT_TOKENS] = prompt
-        attrs[SpanAttributes.LLM_TOKEN_COUNT_PROMPT] = prompt
-    if isinstance(completion, int):
-        attrs[gen_ai.GEN_AI_USAGE_OUTPUT_TOKENS] = completion
-        attrs[SpanAttributes.LLM_TOKEN_COUNT_COMPLETION] = completion
-    total = usage.get("total_tokens")
-    if not isinstance(total, int) and isinstance(prompt, int) and isinstance(completion, int):
-        total = prompt + completion
-    if isinstance(total, int):
-        attrs[SpanAttributes.LLM_TOKEN_COUNT_TOTAL] = total
-    return attrs
-
-
-def target_request(answer: Answer) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A model target's request attributes and its answered attempt's."""
-    ex = answer.extras
-    model = str(ex.get("request_model") or ex.get("model") or "")
-    messages = ex.get("messages")
-    common = request(model, str(ex.get("provider") or "openai"),
-                     messages if isinstance(messages, list) else None,
-                     response_model=ex.get("response_model"))
-    return common, reply(answer.text, answer.usage, ex.get("finish_reason"))
-
-
-def judge_request(evidence: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A judge's request attributes and its answered attempt's, from the score's evidence."""
-    cfg = evidence.get("model")
-    cfg = cfg if isinstance(cfg, dict) else {}
-    messages = evidence.get("messages")
-    common = request(str(cfg.get("model") or cfg.get("name") or ""),
-                     provider_of(str(cfg.get("base_url") or "")),
-                     messages if isinstance(messages, list) else None,
-                     response_model=evidence.get("response_model"))
-    return common, reply(evidence.get("reply"), evidence.get("usage"),
-                         evidence.get("finish_reason"))
 
 
 def evaluator(score: Score) -> dict[str, Any]:
@@ -295,7 +186,7 @@ def stored_truth(item: Item, source: str) -> dict[str, Any]:
     """The item's own ground truth, read from the dataset: a RETRIEVER with no query."""
     attrs: dict[str, Any] = {KIND: RETRIEVER, _IN: source, _IN_MIME: TEXT}
     value = item.fields.get("ground_truth")
-    _io(attrs, _OUT, _OUT_MIME, value)
+    io_value(attrs, _OUT, _OUT_MIME, value)
     if isinstance(value, str) and value[:1] in ("{", "["):
         attrs[_OUT_MIME] = JSON  # a source row kept as JSON text (FinSearchComp's)
     return attrs
@@ -311,9 +202,9 @@ def tool(call: dict[str, Any]) -> dict[str, Any]:
     if call.get("id") is not None:
         attrs[gen_ai.GEN_AI_TOOL_CALL_ID] = str(call["id"])
     if "arguments" in call:
-        _io(attrs, _IN, _IN_MIME, call["arguments"])
+        io_value(attrs, _IN, _IN_MIME, call["arguments"])
         attrs[gen_ai.GEN_AI_TOOL_CALL_ARGUMENTS] = attrs[_IN]
     if "result" in call:
-        _io(attrs, _OUT, _OUT_MIME, call["result"])
+        io_value(attrs, _OUT, _OUT_MIME, call["result"])
         attrs[gen_ai.GEN_AI_TOOL_CALL_RESULT] = attrs.get(_OUT, "")
     return attrs

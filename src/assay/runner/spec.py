@@ -23,10 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from assay.core.errors import ConfigError
-from assay.core.yamltext import read_text, yaml_mapping
+from assay.core.yamltext import KeyLines, read_text, yaml_mapping
 from assay.targets.registry import TARGETS
 from assay.targets.spec import TARGET_KEYS, TargetSpec, required_options
 
@@ -89,35 +87,6 @@ class ExperimentSpec:
         return self.path.parent
 
 
-class _Lines:
-    """Where each key of a YAML document is, so an error can name its line."""
-
-    def __init__(self, text: str | None) -> None:
-        self.root = None
-        if text is not None:
-            try:
-                self.root = yaml.compose(text)
-            except yaml.YAMLError:
-                self.root = None
-
-    def line(self, *keys: str | int) -> int | None:
-        node = self.root
-        found = None
-        for key in keys:
-            if isinstance(node, yaml.MappingNode):
-                nxt = next(((k, v) for k, v in node.value if k.value == key), None)
-                if nxt is None:
-                    break
-                found, node = nxt[0].start_mark.line + 1, nxt[1]
-            elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) \
-                    and key < len(node.value):
-                node = node.value[key]
-                found = node.start_mark.line + 1
-            else:
-                break
-        return found
-
-
 def truth_settings(data: dict[str, Any], base: Path, fail: Callable[..., ConfigError]
                    ) -> tuple[str, dict[str, Any]]:
     """A spec's `ground_truth` mode and `truth` settings, checked (run and watch specs)."""
@@ -146,17 +115,17 @@ def load_spec(path: str | Path) -> ExperimentSpec:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{p}: invalid TOML: {exc}") from None
-        lines = _Lines(None)
+        lines = KeyLines(None)
     elif p.suffix.lower() in (".yaml", ".yml"):
         data = yaml_mapping(text, str(p), what="an experiment spec")
-        lines = _Lines(text)
+        lines = KeyLines(text)
     else:
         raise ConfigError(f"{p}: an experiment spec is .yaml, .yml or .toml")
     return parse_spec(data, p, lines)
 
 
-def parse_spec(data: dict[str, Any], path: Path, lines: _Lines | None = None) -> ExperimentSpec:
-    lines = lines or _Lines(None)
+def parse_spec(data: dict[str, Any], path: Path, lines: KeyLines | None = None) -> ExperimentSpec:
+    lines = lines or KeyLines(None)
 
     def fail(msg: str, *keys: str | int) -> ConfigError:
         line = lines.line(*keys) if keys else None

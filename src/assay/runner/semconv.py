@@ -51,12 +51,12 @@ TARGET_KINDS = {"model": LLM, "http": AGENT, "python": CHAIN, "command": CHAIN,
 # The item fields a question is read from, in order (as the UI and the report do).
 QUESTION_FIELDS = ("prompt", "question", "input")
 
-_IN = SpanAttributes.INPUT_VALUE
-_IN_MIME = SpanAttributes.INPUT_MIME_TYPE
-_OUT = SpanAttributes.OUTPUT_VALUE
-_OUT_MIME = SpanAttributes.OUTPUT_MIME_TYPE
-_ROLE = MessageAttributes.MESSAGE_ROLE
-_CONTENT = MessageAttributes.MESSAGE_CONTENT
+IN = SpanAttributes.INPUT_VALUE
+IN_MIME = SpanAttributes.INPUT_MIME_TYPE
+OUT = SpanAttributes.OUTPUT_VALUE
+OUT_MIME = SpanAttributes.OUTPUT_MIME_TYPE
+ROLE = MessageAttributes.MESSAGE_ROLE
+CONTENT = MessageAttributes.MESSAGE_CONTENT
 
 
 
@@ -83,8 +83,8 @@ def flat_messages(attrs: dict[str, Any], key: str, messages: list[Any]) -> None:
     """OpenInference's flattened messages: `llm.input_messages.0.message.role` …"""
     for n, m in enumerate(messages):
         if isinstance(m, dict):
-            attrs[f"{key}.{n}.{_ROLE}"] = str(m.get("role", ""))
-            attrs[f"{key}.{n}.{_CONTENT}"] = clip(str(m.get("content", "")))
+            attrs[f"{key}.{n}.{ROLE}"] = str(m.get("role", ""))
+            attrs[f"{key}.{n}.{CONTENT}"] = clip(str(m.get("content", "")))
 
 
 def question(item: Item) -> Any:
@@ -100,9 +100,9 @@ def root(item: Item, answer: Answer | None, scores: list[Score]) -> dict[str, An
     evaluator's verdict — as `assay.score.<evaluator>`/`assay.status.<evaluator>` and as
     OpenInference's span evaluations (`evaluations.N.evaluation.*`)."""
     attrs: dict[str, Any] = {KIND: CHAIN}
-    io_value(attrs, _IN, _IN_MIME, question(item))
+    io_value(attrs, IN, IN_MIME, question(item))
     if answer is not None:
-        io_value(attrs, _OUT, _OUT_MIME, answer.text)
+        io_value(attrs, OUT, OUT_MIME, answer.text)
     for n, s in enumerate(scores):
         prefix = f"{SpanAttributes.EVALUATIONS}.{n}."
         attrs[f"assay.status.{s.evaluator}"] = str(s.status)
@@ -127,10 +127,10 @@ def target(kind: str, name: str, item: Item, answer: Answer) -> dict[str, Any]:
     messages = answer.extras.get("messages")
     if isinstance(messages, list):
         flat_messages(attrs, SpanAttributes.LLM_INPUT_MESSAGES, messages)
-        io_value(attrs, _IN, _IN_MIME, messages)
+        io_value(attrs, IN, IN_MIME, messages)
     else:
-        io_value(attrs, _IN, _IN_MIME, request if request is not None else question(item))
-    io_value(attrs, _OUT, _OUT_MIME, answer.text)
+        io_value(attrs, IN, IN_MIME, request if request is not None else question(item))
+    io_value(attrs, OUT, OUT_MIME, answer.text)
     if oi == LLM:
         model = answer.extras.get("request_model")
         if model:
@@ -156,10 +156,10 @@ def evaluator(score: Score) -> dict[str, Any]:
         reason = clip(score.reason, REASON_LIMIT)
         attrs[EvaluationAttributes.EVALUATION_EXPLANATION] = reason
         attrs[gen_ai.GEN_AI_EVALUATION_EXPLANATION] = reason
-    attrs[_OUT] = orjson.dumps({"score": score.value, "status": str(score.status),
+    attrs[OUT] = orjson.dumps({"score": score.value, "status": str(score.status),
                                 "reason": attrs.get(gen_ai.GEN_AI_EVALUATION_EXPLANATION)}
                                ).decode()
-    attrs[_OUT_MIME] = JSON
+    attrs[OUT_MIME] = JSON
     return attrs
 
 
@@ -172,8 +172,8 @@ def truth(snap: TruthSnapshot) -> dict[str, Any]:
     """A ground-truth fetch: RETRIEVER, the query in, the snapshot out as its one document."""
     doc = f"{SpanAttributes.RETRIEVAL_DOCUMENTS}.0."
     out = snap.payload_text()
-    attrs: dict[str, Any] = {KIND: RETRIEVER, _IN: clip(snap.query), _IN_MIME: TEXT,
-                             _OUT: clip(out), _OUT_MIME: JSON if out[:1] in "{[" else TEXT,
+    attrs: dict[str, Any] = {KIND: RETRIEVER, IN: clip(snap.query), IN_MIME: TEXT,
+                             OUT: clip(out), OUT_MIME: JSON if out[:1] in "{[" else TEXT,
                              doc + DocumentAttributes.DOCUMENT_ID: snap.instrument,
                              doc + DocumentAttributes.DOCUMENT_CONTENT: clip(out),
                              doc + DocumentAttributes.DOCUMENT_METADATA: orjson.dumps(
@@ -184,11 +184,11 @@ def truth(snap: TruthSnapshot) -> dict[str, Any]:
 
 def stored_truth(item: Item, source: str) -> dict[str, Any]:
     """The item's own ground truth, read from the dataset: a RETRIEVER with no query."""
-    attrs: dict[str, Any] = {KIND: RETRIEVER, _IN: source, _IN_MIME: TEXT}
+    attrs: dict[str, Any] = {KIND: RETRIEVER, IN: source, IN_MIME: TEXT}
     value = item.fields.get("ground_truth")
-    io_value(attrs, _OUT, _OUT_MIME, value)
+    io_value(attrs, OUT, OUT_MIME, value)
     if isinstance(value, str) and value[:1] in ("{", "["):
-        attrs[_OUT_MIME] = JSON  # a source row kept as JSON text (FinSearchComp's)
+        attrs[OUT_MIME] = JSON  # a source row kept as JSON text (FinSearchComp's)
     return attrs
 
 
@@ -202,9 +202,9 @@ def tool(call: dict[str, Any]) -> dict[str, Any]:
     if call.get("id") is not None:
         attrs[gen_ai.GEN_AI_TOOL_CALL_ID] = str(call["id"])
     if "arguments" in call:
-        io_value(attrs, _IN, _IN_MIME, call["arguments"])
-        attrs[gen_ai.GEN_AI_TOOL_CALL_ARGUMENTS] = attrs[_IN]
+        io_value(attrs, IN, IN_MIME, call["arguments"])
+        attrs[gen_ai.GEN_AI_TOOL_CALL_ARGUMENTS] = attrs[IN]
     if "result" in call:
-        io_value(attrs, _OUT, _OUT_MIME, call["result"])
-        attrs[gen_ai.GEN_AI_TOOL_CALL_RESULT] = attrs.get(_OUT, "")
+        io_value(attrs, OUT, OUT_MIME, call["result"])
+        attrs[gen_ai.GEN_AI_TOOL_CALL_RESULT] = attrs.get(OUT, "")
     return attrs

@@ -8,20 +8,27 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from openinference.semconv.trace import MessageAttributes, SpanAttributes
+from openinference.semconv.trace import SpanAttributes
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
 
 from assay.core.types import Answer
 from assay.models.config import provider_of
 
-from .semconv import CHAT, KIND, LLM, TEXT, clip, flat_messages, io_value
-
-_IN = SpanAttributes.INPUT_VALUE
-_IN_MIME = SpanAttributes.INPUT_MIME_TYPE
-_OUT = SpanAttributes.OUTPUT_VALUE
-_OUT_MIME = SpanAttributes.OUTPUT_MIME_TYPE
-_ROLE = MessageAttributes.MESSAGE_ROLE
-_CONTENT = MessageAttributes.MESSAGE_CONTENT
+from .semconv import (
+    CHAT,
+    CONTENT,
+    IN,
+    IN_MIME,
+    KIND,
+    LLM,
+    OUT,
+    OUT_MIME,
+    ROLE,
+    TEXT,
+    clip,
+    flat_messages,
+    io_value,
+)
 
 # Assay's own key for a model request's messages as stored (see `request` and `expand`)
 MESSAGES = "messages"
@@ -63,7 +70,7 @@ def expand(attrs: dict[str, Any]) -> dict[str, Any]:
         return attrs
     out = {k: v for k, v in attrs.items() if k != MESSAGES}
     flat_messages(out, SpanAttributes.LLM_INPUT_MESSAGES, messages)
-    io_value(out, _IN, _IN_MIME, messages)
+    io_value(out, IN, IN_MIME, messages)
     system: list[dict[str, Any]] = []
     chat: list[dict[str, Any]] = []
     for m in messages:
@@ -83,10 +90,10 @@ def reply(text: str | None, usage: dict[str, Any] | None, finish: str | None
     """What the attempt that was answered adds: the reply and the token counts."""
     attrs: dict[str, Any] = {}
     if text is not None:
-        attrs[_OUT], attrs[_OUT_MIME] = clip(text), TEXT
+        attrs[OUT], attrs[OUT_MIME] = clip(text), TEXT
         out = SpanAttributes.LLM_OUTPUT_MESSAGES
-        attrs[f"{out}.0.{_ROLE}"] = "assistant"
-        attrs[f"{out}.0.{_CONTENT}"] = attrs[_OUT]
+        attrs[f"{out}.0.{ROLE}"] = "assistant"
+        attrs[f"{out}.0.{CONTENT}"] = attrs[OUT]
         message: dict[str, Any] = {"role": "assistant", "parts": _parts(text)}
         if finish:
             message["finish_reason"] = finish

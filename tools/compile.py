@@ -1,37 +1,88 @@
-"""Compile the T1 rubric's reader to C with mypyc, in place, so `assay score` reads answers about
-a third faster (BENCHMARKS.md, "Seventh session"). Optional: without it the same modules run as
-Python and decide exactly the same (tests/evaluators/rubric/test_compiled.py).
+"""Compile the T1 rubric's reader to C with mypyc, in place, so `assay score` reads answers in
+about 30 % less time (BENCHMARKS.md, "Seventh session"). Optional: without it the same modules
+run as Python and decide exactly the same (tests/evaluators/rubric/test_compiled.py).
 
-    .venv/bin/python tools/compile.py          # what `make compile` runs
-    .venv/bin/python tools/compile.py --clean  # remove the compiled modules
+    .venv/bin/python tools/compile.py          # what `make compile` runs; a no-op when current
+    .venv/bin/python tools/compile.py --force  # compile even if current, or after a failure
+    .venv/bin/python tools/compile.py --clean  # remove the compiled modules and the build
 
-The compiled modules sit beside their sources (git ignores them), with `_compiled.json`: the
-sha256 of each source they were built from. `assay.evaluators.rubric` loads them only while every
-hash still matches; after an edit it loads the sources and says so (run this again)."""
+The compiled modules sit beside their sources and mypyc's runtime library beside `assay` (git
+ignores them), with `_compiled.json`: the sha256 of the runtime library and of every source the
+build read — the compiled modules and the Assay modules they import, whose constants mypyc
+copies into the C. `assay.evaluators.rubric` runs the compiled modules only while all of those
+still match."""
 
 from __future__ import annotations
 
 import argparse
+import ast
 import hashlib
+import importlib.machinery
 import json
 import os
+import shlex
+import shutil
 import sys
+import sysconfig
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src"
 PACKAGE = SRC / "assay" / "evaluators" / "rubric"
 BUILD = ROOT / "build" / "mypyc"
+FAILED = BUILD / "failed.json"  # the inputs of a build that failed: not retried until they change
+MANIFEST = PACKAGE / "_compiled.json"
 # The reader and what it calls per answer. Not evaluator.py (its class derives from a Python
 # class, which mypyc compiles no faster), nor criteria.py and truth.py (once per item).
 MODULES = ("checks", "dates", "instruments", "lexer", "numbers", "reader", "statements",
            "words")
-MANIFEST = PACKAGE / "_compiled.json"
+
+
+def _module_file(name: str) -> Path | None:
+    base = SRC.joinpath(*name.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def inputs() -> list[Path]:
+    """The compiled modules' sources and, transitively, every `assay` module they import."""
+    todo = [f"assay.evaluators.rubric.{m}" for m in MODULES]
+    seen: dict[str, Path] = {}
+    while todo:
+        name = todo.pop()
+        path = _module_file(name)
+        if name in seen or path is None:
+            continue
+        seen[name] = path
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")
+                    parent = ".".join(parts[:len(parts) - node.level + 1])
+                    base = f"{parent}.{base}" if base else parent
+                todo += [base, *(f"{base}.{a.name}" for a in node.names)]
+            elif isinstance(node, ast.Import):
+                todo += [a.name for a in node.names]
+    return sorted(p for n, p in seen.items() if n.startswith("assay"))
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _digests() -> dict[str, str]:
+    return {str(p.relative_to(SRC)): _sha(p) for p in inputs()}
 
 
 def compiled_files() -> list[Path]:
-    """The extension modules in the package, and mypyc's shared runtime beside `assay`."""
-    return [*PACKAGE.glob("*.so"), *PACKAGE.glob("*.pyd"), *SRC.glob("*__mypyc*")]
+    """The extension modules in the package, and mypyc's runtime library beside `assay`."""
+    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+    return [p for p in PACKAGE.iterdir() if p.name.endswith(suffixes)] + [
+        p for p in SRC.glob("*__mypyc*") if p.name.endswith(suffixes)]
 
 
 def clean() -> None:
@@ -39,13 +90,42 @@ def clean() -> None:
         path.unlink(missing_ok=True)
 
 
+def _current(digests: dict[str, str]) -> bool:
+    sys.path.insert(0, str(SRC))
+    from assay.evaluators.rubric import _read_manifest, why_not_compiled
+
+    built = _read_manifest()
+    return not why_not_compiled(built) and (built or {}).get("inputs") == digests
+
+
+def _c_compiler() -> str | None:
+    cc = os.environ.get("CC") or str(sysconfig.get_config_var("CC") or "cc")
+    words = shlex.split(cc)
+    return shutil.which(words[0]) if words else None
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--clean", action="store_true", help="remove the compiled modules")
+    parser.add_argument("--force", action="store_true", help="compile even if current")
     args = parser.parse_args()
-    clean()
     if args.clean:
+        clean()
+        shutil.rmtree(BUILD, ignore_errors=True)
         return 0
+    digests = _digests()
+    if not args.force and _current(digests):
+        print("the compiled rubric is current")
+        return 0
+    if not args.force and FAILED.is_file() and \
+            json.loads(FAILED.read_text(encoding="utf-8")) == digests:
+        print("tools/compile.py: compiling these sources failed before (above, or --force to "
+              "retry); the rubric runs as Python", file=sys.stderr)
+        return 1
+    if _c_compiler() is None:
+        print("tools/compile.py: no C compiler found (CC, or Python's own); the rubric runs as "
+              "Python", file=sys.stderr)
+        return 1
     try:
         from mypyc.build import mypycify
         from setuptools import setup
@@ -53,16 +133,33 @@ def main() -> int:
         print(f"tools/compile.py: {exc.name} is not installed (pip install -e '.[dev]'); "
               "the rubric runs as Python", file=sys.stderr)
         return 1
-    sources = {m: PACKAGE / f"{m}.py" for m in MODULES}
-    digests = {m: hashlib.sha256(p.read_bytes()).hexdigest() for m, p in sources.items()}
+    clean()
     os.chdir(SRC)  # module names come from paths relative to the source root
-    paths = [str(p.relative_to(SRC)) for p in sources.values()]
-    setup(name="assay-rubric-compiled", ext_modules=mypycify(paths, target_dir=str(BUILD)),
-          script_args=["--quiet", "build_ext", "--inplace", "--parallel",
-                       str(os.cpu_count() or 1), "--build-temp", str(BUILD / "temp"),
-                       "--build-lib", str(BUILD / "lib")])
-    MANIFEST.write_text(json.dumps(digests, indent=1) + "\n", encoding="utf-8")
-    print(f"compiled {len(MODULES)} rubric modules with mypyc")
+    paths = [str((PACKAGE / f"{m}.py").relative_to(SRC)) for m in MODULES]
+    try:
+        setup(name="assay-rubric-compiled", ext_modules=mypycify(paths, target_dir=str(BUILD)),
+              script_args=["--quiet", "build_ext", "--inplace", "--build-temp",
+                           str(BUILD / "temp"), "--build-lib", str(BUILD / "lib")])
+    except (SystemExit, Exception) as exc:  # setuptools exits on a compiler error
+        clean()
+        BUILD.mkdir(parents=True, exist_ok=True)
+        FAILED.write_text(json.dumps(digests), encoding="utf-8")
+        print(f"tools/compile.py: compiling failed ({exc}); the rubric runs as Python",
+              file=sys.stderr)
+        return 1
+    FAILED.unlink(missing_ok=True)
+    runtime = [p for p in compiled_files() if p.parent == SRC]
+    if len(runtime) != 1:
+        clean()
+        print(f"tools/compile.py: expected one mypyc runtime library in {SRC}, found "
+              f"{len(runtime)}; the rubric runs as Python", file=sys.stderr)
+        return 1
+    MANIFEST.write_text(json.dumps({
+        "modules": list(MODULES),
+        "runtime": {"file": runtime[0].name, "sha256": _sha(runtime[0])},
+        "inputs": digests}, indent=1) + "\n", encoding="utf-8")
+    print(f"compiled {len(MODULES)} rubric modules with mypyc "
+          f"({len(digests)} sources recorded in {MANIFEST.relative_to(ROOT)})")
     return 0
 
 

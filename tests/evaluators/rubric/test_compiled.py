@@ -96,22 +96,103 @@ def test_compiled_and_source_decide_alike_on_random_answers(source_rubric: Modul
     assert _decision(compiled) == _decision(source)
 
 
-@needs_compiled
-def test_a_compiled_build_older_than_its_sources_is_not_run(tmp_path: Path) -> None:
-    tree = tmp_path / "src"
+PROBE = ("import assay.evaluators.rubric as r, assay.evaluators.rubric.reader as m, "
+         "assay.evaluators.rubric.numbers as n; "
+         "from assay.evaluators.builtin.numeric import Numeric; "
+         "print(m.__file__.endswith('.py'), n.__file__.endswith('.py'), r.compiled(), "
+         "Numeric(expected=1).version)")
+RUBRIC = Path("assay") / "evaluators" / "rubric"
+
+
+def _probe(tree: Path, *before: Path) -> tuple[list[str], str]:
+    """Import the rubric from `tree` (with `before` ahead of it on the path): whether the reader
+    and the number reader came from .py files, `compiled()`, and the numeric check's version."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, [*before, tree]))}
+    r = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True,
+                       check=False)
+    assert r.returncode == 0, r.stderr  # never a traceback
+    return r.stdout.split(), r.stderr
+
+
+def _append(path: Path, text: str) -> None:
+    path.write_text(path.read_text("utf-8") + text, encoding="utf-8")
+
+
+def _runtime(tree: Path) -> Path:
+    return next(p for p in tree.iterdir() if "__mypyc" in p.name)
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """A copy of `src` as `make compile` left it, and what the probe says of it."""
+    tree = tmp_path_factory.mktemp("fresh") / "src"
     shutil.copytree(ROOT / "src", tree, ignore=shutil.ignore_patterns("__pycache__"))
-    probe = ("import assay.evaluators.rubric as r, assay.evaluators.rubric.reader as m; "
-             "print(m.__file__, r.compiled())")
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-    fresh = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
-                           text=True, check=True)
-    assert fresh.stdout.split() == [str(tree / "assay" / "evaluators" / "rubric" /
-                                         Path(rubric.reader.__file__ or "").name), "True"]
-    assert fresh.stderr == ""
-    dates = tree / "assay" / "evaluators" / "rubric" / "dates.py"
-    dates.write_text(dates.read_text("utf-8") + "\n# edited\n", encoding="utf-8")
-    stale = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
-                           text=True, check=True)
-    assert stale.stdout.split() == [str(tree / "assay" / "evaluators" / "rubric" / "reader.py"),
-                                    "False"]
-    assert "compiled rubric is older than its sources" in stale.stderr
+    out, err = _probe(tree)
+    assert err == ""
+    return tree, out
+
+
+@needs_compiled
+def test_a_current_build_runs_compiled_and_versions_follow_the_sources(
+        fresh: tuple[Path, list[str]], tmp_path: Path) -> None:
+    _, out = fresh
+    assert out[:3] == ["False", "False", "True"]
+    # the numeric check's version hashes numbers.py, not the extension: the same as from sources
+    sources = tmp_path / "src"
+    shutil.copytree(ROOT / "src", sources, ignore=shutil.ignore_patterns(
+        "__pycache__", "*.so", "*.pyd", "_compiled.json"))
+    plain, err = _probe(sources)
+    assert plain[:3] == ["True", "True", "False"] and err == ""
+    assert out[3] == plain[3]
+
+
+def _stale_cases() -> list[tuple[str, Any]]:
+    def edit_compiled(tree: Path) -> None:
+        _append(tree / RUBRIC / "dates.py", "\n# edited\n")
+
+    def edit_imported(tree: Path) -> None:  # constants mypyc copied into the C
+        _append(tree / "assay" / "truth" / "vocabulary.py", "\n# edited\n")
+
+    def no_runtime(tree: Path) -> None:
+        _runtime(tree).unlink()
+
+    def manifest_not_a_mapping(tree: Path) -> None:
+        (tree / RUBRIC / "_compiled.json").write_text("[1]", encoding="utf-8")
+
+    def no_manifest(tree: Path) -> None:
+        (tree / RUBRIC / "_compiled.json").unlink()
+
+    def one_extension_gone_and_its_source_edited(tree: Path) -> None:
+        next((tree / RUBRIC).glob("numbers.*.so")).unlink()
+        _append(tree / RUBRIC / "numbers.py", "\n# edited\n")
+
+    return [("edit_compiled", edit_compiled), ("edit_imported", edit_imported),
+            ("no_runtime", no_runtime), ("manifest_not_a_mapping", manifest_not_a_mapping),
+            ("no_manifest", no_manifest),
+            ("one_extension_gone", one_extension_gone_and_its_source_edited)]
+
+
+@needs_compiled
+@pytest.mark.parametrize(("case", "spoil"), _stale_cases(), ids=[c for c, _ in _stale_cases()])
+def test_a_build_that_does_not_match_is_never_run(case: str, spoil: Any,
+                                                  fresh: tuple[Path, list[str]],
+                                                  tmp_path: Path) -> None:
+    tree = tmp_path / "src"
+    shutil.copytree(fresh[0], tree, ignore=shutil.ignore_patterns("__pycache__"))
+    spoil(tree)
+    out, err = _probe(tree)
+    assert out[:3] == ["True", "True", "False"]  # every module from its source
+    assert err.count("the compiled rubric is not used") == 1
+
+
+@needs_compiled
+def test_another_checkouts_runtime_library_is_never_taken(fresh: tuple[Path, list[str]],
+                                                         tmp_path: Path) -> None:
+    """mypyc's compiled modules import their runtime library by a name that is the same in
+    every checkout: ours is loaded from our own tree, whatever stands earlier on the path."""
+    decoy = tmp_path / "decoy"
+    decoy.mkdir()
+    (decoy / (_runtime(fresh[0]).name.split(".")[0] + ".py")).write_text(
+        "raise ImportError('the decoy was imported')\n", encoding="utf-8")
+    out, err = _probe(fresh[0], decoy)
+    assert out == fresh[1] and err == ""

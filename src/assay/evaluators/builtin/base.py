@@ -15,6 +15,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import cache
 from importlib import metadata
+from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,17 @@ NORMALISE = (
 _BLANKS = re.compile(r"\s+")
 
 
+def _source(file: str) -> Path:
+    """A module's source: for one compiled by `make compile` (the rubric's number reader), the
+    .py it was built from, so the version is the same compiled or not and follows its edits."""
+    path = Path(file)
+    if path.suffix != ".py" and path.name.endswith(tuple(EXTENSION_SUFFIXES)):
+        source = path.with_name(path.name.split(".")[0] + ".py")
+        if source.is_file():
+            return source
+    return path
+
+
 @cache
 def source_version(module: str, *also: str) -> str:
     """A hash of the module's source, of the shared parts here and of the modules it reads
@@ -49,12 +61,12 @@ def source_version(module: str, *also: str) -> str:
     exact code that produced it, and replay says when that changed."""
     digest = hashlib.sha256()
     for name in (module, __name__):
-        digest.update(Path(sys.modules[name].__file__ or "").read_bytes())
+        digest.update(_source(sys.modules[name].__file__ or "").read_bytes())
     for name in also:
         found = sys.modules.get(name)
         file = getattr(found, "__file__", None)
         if found is not None and file and "site-packages" not in file:
-            digest.update(Path(file).read_bytes())
+            digest.update(_source(file).read_bytes())
         else:  # a library: its installed version stands for its code
             try:
                 digest.update(f"{name}=={metadata.version(name)}".encode())

@@ -7,17 +7,17 @@ run as Python and decide exactly the same (tests/evaluators/rubric/test_compiled
     .venv/bin/python tools/compile.py --clean  # remove the compiled modules and the build
 
 The compiled modules sit beside their sources and mypyc's runtime library beside `assay` (git
-ignores them), with `_compiled.json`: the sha256 of the runtime library and of every source the
-build read — the compiled modules and the Assay modules they import, whose constants mypyc
-copies into the C. `assay.evaluators.rubric` runs the compiled modules only while all of those
-still match."""
+ignores them), with `_compiled.json`: the sha256 of the runtime library and of every Assay module
+the compiled ones import, directly or not (their own sources, and those whose constants mypyc may
+copy into the C). `assay.evaluators.rubric` runs the compiled modules only while all of those
+still match (`build_record.py`)."""
 
 from __future__ import annotations
 
 import argparse
 import ast
-import hashlib
 import importlib.machinery
+import importlib.util
 import json
 import os
 import shlex
@@ -31,11 +31,21 @@ SRC = ROOT / "src"
 PACKAGE = SRC / "assay" / "evaluators" / "rubric"
 BUILD = ROOT / "build" / "mypyc"
 FAILED = BUILD / "failed.json"  # the inputs of a build that failed: not retried until they change
-MANIFEST = PACKAGE / "_compiled.json"
-# The reader and what it calls per answer. Not evaluator.py (its class derives from a Python
-# class, which mypyc compiles no faster), nor criteria.py and truth.py (once per item).
-MODULES = ("checks", "dates", "instruments", "lexer", "numbers", "reader", "statements",
-           "words")
+
+
+def _build_record():  # type: ignore[no-untyped-def]
+    """The package's `build_record`, read by path: importing the package would guard it."""
+    spec = importlib.util.spec_from_file_location("assay_build_record",
+                                                  PACKAGE / "build_record.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+RECORD = _build_record()
+MANIFEST: Path = RECORD.MANIFEST
+MODULES: tuple[str, ...] = RECORD.MODULES
 
 
 def _module_file(name: str) -> Path | None:
@@ -70,12 +80,8 @@ def inputs() -> list[Path]:
     return sorted(p for n, p in seen.items() if n.startswith("assay"))
 
 
-def _sha(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def _digests() -> dict[str, str]:
-    return {str(p.relative_to(SRC)): _sha(p) for p in inputs()}
+    return {str(p.relative_to(SRC)): RECORD.sha(p) for p in inputs()}
 
 
 def compiled_files() -> list[Path]:
@@ -91,11 +97,15 @@ def clean() -> None:
 
 
 def _current(digests: dict[str, str]) -> bool:
-    sys.path.insert(0, str(SRC))
-    from assay.evaluators.rubric import _read_manifest, why_not_compiled
+    built = RECORD.read()
+    return not RECORD.why_not(built) and (built or {}).get("inputs") == digests
 
-    built = _read_manifest()
-    return not why_not_compiled(built) and (built or {}).get("inputs") == digests
+
+def _failed_before(digests: dict[str, str]) -> bool:
+    try:
+        return bool(json.loads(FAILED.read_text(encoding="utf-8")) == digests)
+    except (OSError, ValueError):
+        return False  # no marker, or one that cannot be read: try
 
 
 def _c_compiler() -> str | None:
@@ -117,8 +127,7 @@ def main() -> int:
     if not args.force and _current(digests):
         print("the compiled rubric is current")
         return 0
-    if not args.force and FAILED.is_file() and \
-            json.loads(FAILED.read_text(encoding="utf-8")) == digests:
+    if not args.force and _failed_before(digests):
         print("tools/compile.py: compiling these sources failed before (above, or --force to "
               "retry); the rubric runs as Python", file=sys.stderr)
         return 1
@@ -156,7 +165,7 @@ def main() -> int:
         return 1
     MANIFEST.write_text(json.dumps({
         "modules": list(MODULES),
-        "runtime": {"file": runtime[0].name, "sha256": _sha(runtime[0])},
+        "runtime": {"file": runtime[0].name, "sha256": RECORD.sha(runtime[0])},
         "inputs": digests}, indent=1) + "\n", encoding="utf-8")
     print(f"compiled {len(MODULES)} rubric modules with mypyc "
           f"({len(digests)} sources recorded in {MANIFEST.relative_to(ROOT)})")

@@ -159,6 +159,12 @@ def _stale_cases() -> list[tuple[str, Any]]:
     def manifest_not_a_mapping(tree: Path) -> None:
         (tree / RUBRIC / "_compiled.json").write_text("[1]", encoding="utf-8")
 
+    def record_covers_nothing(tree: Path) -> None:  # a hand-edited record
+        path = tree / RUBRIC / "_compiled.json"
+        built = json.loads(path.read_text("utf-8"))
+        path.write_text(json.dumps({**built, "modules": [], "inputs": {}}), encoding="utf-8")
+        _append(tree / RUBRIC / "reader.py", "\n# edited\n")
+
     def no_manifest(tree: Path) -> None:
         (tree / RUBRIC / "_compiled.json").unlink()
 
@@ -168,6 +174,7 @@ def _stale_cases() -> list[tuple[str, Any]]:
 
     return [("edit_compiled", edit_compiled), ("edit_imported", edit_imported),
             ("no_runtime", no_runtime), ("manifest_not_a_mapping", manifest_not_a_mapping),
+            ("record_covers_nothing", record_covers_nothing),
             ("no_manifest", no_manifest),
             ("one_extension_gone", one_extension_gone_and_its_source_edited)]
 

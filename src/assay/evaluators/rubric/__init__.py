@@ -1,67 +1,21 @@
 """The executable finance rubric: FinSearchComp's T1 judge rules done in code.
 
-`tools/compile.py` (`make compile`) may have compiled the reader's modules with mypyc. They are
-used only while they are what a build from the code as it is now would give: `_compiled.json`
-names the compiled modules, mypyc's runtime library beside `assay` and every source they were
-built from (their own and the modules whose constants mypyc copied into them), each with its
-sha256. Anything missing or different, and every one of those modules is loaded from its .py
-file instead, with one line on stderr: a stale compiled module would silently run old rules."""
+`tools/compile.py` (`make compile`) may have compiled the reader's modules with mypyc. They run
+only while they are what a build from the code as it is now would give (`build_record`); if
+anything is missing or different, every one of them is loaded from its .py file instead, with
+one line on stderr saying why: a stale compiled module would silently run old rules."""
 
 from __future__ import annotations
 
-import hashlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
-_HERE = Path(__file__).parent
-_SRC = _HERE.parents[2]  # the folder that holds `assay`
-MANIFEST = _HERE / "_compiled.json"
-
-
-def _extension(name: str) -> Path | None:
-    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-        if (_HERE / f"{name}{suffix}").exists():
-            return _HERE / f"{name}{suffix}"
-    return None
-
-
-def _sha(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def _read_manifest() -> dict[str, Any] | None:
-    try:
-        built = json.loads(MANIFEST.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return built if isinstance(built, dict) else None
-
-
-def why_not_compiled(built: dict[str, Any] | None) -> str:
-    """Why the compiled modules must not run ("" when they may)."""
-    if built is None:
-        return "no readable build record"
-    modules, runtime, inputs = built.get("modules"), built.get("runtime"), built.get("inputs")
-    if not (isinstance(modules, list) and isinstance(runtime, dict) and isinstance(inputs, dict)):
-        return "an unreadable build record"
-    missing = [m for m in modules if _extension(str(m)) is None]
-    if missing:
-        return f"{', '.join(map(str, missing))} not compiled"
-    lib = _SRC / str(runtime.get("file", ""))
-    if not lib.is_file() or _sha(lib) != runtime.get("sha256"):
-        return "mypyc's runtime library is missing or from another build"
-    try:
-        changed = [rel for rel, sha in inputs.items() if _sha(_SRC / rel) != sha]
-    except OSError:
-        return "a source it was built from is missing"
-    return f"{changed[0]} changed since the build" if changed else ""
+from . import build_record
 
 
 class _Sources(importlib.abc.MetaPathFinder):
@@ -69,7 +23,7 @@ class _Sources(importlib.abc.MetaPathFinder):
     All of them or none: compiled modules call each other directly, past the import system."""
 
     def __init__(self, names: set[str]) -> None:
-        self.names = {f"{__name__}.{n}": _HERE / f"{n}.py" for n in names}
+        self.names = {f"{__name__}.{n}": build_record.HERE / f"{n}.py" for n in names}
 
     def find_spec(self, fullname: str, path: Sequence[str] | None = None,
                   target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
@@ -83,31 +37,39 @@ def compiled() -> bool:
     return mod is not None and not str(getattr(mod, "__file__", "")).endswith(".py")
 
 
+def _runtime(lib: Path) -> str:
+    """Load mypyc's runtime library from our own tree ("" when done): the compiled modules
+    import it by a name that is the same in every checkout, so another one's, earlier on the
+    path or imported before, must never stand in for it."""
+    name = lib.name.split(".")[0]
+    loaded = sys.modules.get(name)
+    if loaded is not None:
+        file = getattr(loaded, "__file__", None)
+        return "" if file and Path(file).resolve() == lib.resolve() else \
+            "another build's runtime library is already loaded"
+    spec = importlib.util.spec_from_file_location(name, lib)
+    if spec is None or spec.loader is None:
+        return "mypyc's runtime library cannot be loaded"
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return ""
+
+
 def _use_compiled_or_sources() -> None:
-    built = _read_manifest()
-    present = {p.name.split(".")[0] for p in _HERE.iterdir()
+    built = build_record.read()
+    present = {p.name.split(".")[0] for p in build_record.HERE.iterdir()
                if p.name.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))}
     if not present and built is None:
         return  # never compiled here: the sources run, nothing to say
-    reason = why_not_compiled(built)
+    reason = build_record.why_not(built)
+    if not reason:
+        assert built is not None
+        reason = _runtime(build_record.SRC / str(built["runtime"]["file"]))
     if reason:
-        names = present | {str(m) for m in (built or {}).get("modules") or ()
-                           if isinstance(m, str)}
-        sys.meta_path.insert(0, _Sources(names))
+        sys.meta_path.insert(0, _Sources(present | set(build_record.MODULES)))
         print(f"assay: the compiled rubric is not used ({reason}); running its sources "
               "(`make compile` rebuilds it)", file=sys.stderr)
-        return
-    # mypyc's runtime library is imported by name: load ours, so that another checkout's
-    # earlier on sys.path can never stand in for it
-    assert built is not None
-    lib = _SRC / str(built["runtime"]["file"])
-    name = lib.name.split(".")[0]
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, lib)
-        if spec is not None and spec.loader is not None:
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[name] = module
-            spec.loader.exec_module(module)
 
 
 _use_compiled_or_sources()

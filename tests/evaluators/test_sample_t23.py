@@ -68,3 +68,23 @@ def test_sample_covers_families_languages_and_every_tolerance_form() -> None:
     assert {"right", "rounded", "too_coarse", "unit_changed", "wrong_scale", "missing_unit",
             "within", "outside", "in_range", "out_of_range", "partial", "extra",
             "reasoning_trap", "refusal", "wrong"} == set(kinds)
+
+
+def test_every_decision_names_finance_rubric_and_its_own_version() -> None:
+    """T1 decisions are stamped once, by the T1 reader, with `finance-rubric`'s version (both
+    readers' hashes); T2/T3 and precheck decisions are restamped. Either way the version is the
+    evaluator's, never the T1 reader's alone."""
+    from assay.evaluators.finance import version
+    from assay.evaluators.rubric.evaluator import FinanceRubric
+    from assay.evaluators.rubric.evaluator import version as t1_version
+
+    evaluator = FinanceRubricEvaluator()
+    rows = [*json.loads(SAMPLE.read_text("utf-8")), *json.loads(SAMPLE_T23.read_text("utf-8"))]
+    statuses = Counter()
+    for k, row in enumerate(rows):
+        score = evaluator.check(Item(f"i{k}", row), Answer(row.get("response") or ""))
+        assert (score.evaluator, score.evaluator_version) == ("finance-rubric", version())
+        statuses[str(score.status)] += 1
+    assert version().startswith(t1_version() + "+") and statuses["scored"] > 150
+    plain = FinanceRubric().check(Item("t1", rows[0]), Answer(rows[0]["response"]))
+    assert plain.evaluator_version == t1_version()  # the T1 reader on its own: its own hash

@@ -8,8 +8,10 @@ import hashlib
 from datetime import UTC, datetime
 from typing import Any
 
+from assay.runner.semconv import KIND
+
 from .otlp_in import SpanIn
-from .reading import OI_KIND, Reading, root_of
+from .reading import Reading, root_of
 
 SKIPPED = ("input.", "output.", "llm.", "gen_ai.")  # already read into the item
 
@@ -65,7 +67,7 @@ def agent_row(run_id: str, item_id: str, s: SpanIn) -> dict[str, Any]:
     """An agent's span as the store keeps spans: kind `agent.<kind>` (OpenInference span kind,
     else the GenAI operation, else `span`), beside Assay's own spans of the sample."""
     a = s.attributes
-    kind = str(a.get(OI_KIND) or a.get("gen_ai.operation.name") or "span").lower()
+    kind = str(a.get(KIND) or a.get("gen_ai.operation.name") or "span").lower()
     attrs: dict[str, Any] = {"agent": True, "service.name": s.resource.get("service.name"),
                              "scope": s.scope, **a}
     if s.events:

@@ -12,18 +12,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
-from openinference.semconv.trace import MessageAttributes, SpanAttributes, ToolAttributes
+from openinference.semconv.trace import SpanAttributes, ToolAttributes
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as GA
+
+from assay.runner.semconv import CONTENT, IN, KIND, OUT, ROLE
 
 from .otlp_in import SpanIn
 
-OI_KIND = SpanAttributes.OPENINFERENCE_SPAN_KIND
-INPUT = SpanAttributes.INPUT_VALUE
-OUTPUT = SpanAttributes.OUTPUT_VALUE
 IN_MSGS = SpanAttributes.LLM_INPUT_MESSAGES
 OUT_MSGS = SpanAttributes.LLM_OUTPUT_MESSAGES
-ROLE = MessageAttributes.MESSAGE_ROLE
-CONTENT = MessageAttributes.MESSAGE_CONTENT
 # GenAI message events, as instrumentors emitted them before the message attributes
 USER_EVENTS = ("gen_ai.user.message",)
 CHOICE_EVENTS = ("gen_ai.choice", "gen_ai.assistant.message")
@@ -58,7 +55,7 @@ def read_trace(spans: list[SpanIn]) -> Reading:
     conventions = set()
     for s in ordered:
         a = s.attributes
-        if OI_KIND in a:
+        if KIND in a:
             conventions.add("openinference")
         if any(k.startswith("gen_ai.") for k in a):
             conventions.add("gen_ai")
@@ -68,8 +65,8 @@ def read_trace(spans: list[SpanIn]) -> Reading:
             r.tool_calls.append(_tool_call(s))
     r.conventions = sorted(conventions)
     root = r.root.attributes
-    r.question = _text(root.get(INPUT), root.get(SpanAttributes.INPUT_MIME_TYPE), want="user")
-    r.answer = _text(root.get(OUTPUT), root.get(SpanAttributes.OUTPUT_MIME_TYPE),
+    r.question = _text(root.get(IN), root.get(SpanAttributes.INPUT_MIME_TYPE), want="user")
+    r.answer = _text(root.get(OUT), root.get(SpanAttributes.OUTPUT_MIME_TYPE),
                      want="assistant")
     models = [s for s in ordered if _is_model(s)]
     if r.question is None:
@@ -81,7 +78,7 @@ def read_trace(spans: list[SpanIn]) -> Reading:
     if r.question is None or r.answer is None:
         missing = "question" if r.question is None else "answer"
         if not models and not conventions:
-            r.unknown = (f"no {missing}: the root span '{r.root.name}' has no {INPUT}/{OUTPUT} "
+            r.unknown = (f"no {missing}: the root span '{r.root.name}' has no {IN}/{OUT} "
                          f"and no span follows OpenInference or OTel GenAI")
         elif models and not any(_has_content(s) for s in models):
             r.unknown = (f"no {missing}: the model spans carry no message content (OTel GenAI: "
@@ -95,13 +92,13 @@ def read_trace(spans: list[SpanIn]) -> Reading:
 
 def _is_model(s: SpanIn) -> bool:
     a = s.attributes
-    return a.get(OI_KIND) == "LLM" or a.get(GA.GEN_AI_OPERATION_NAME) in (
+    return a.get(KIND) == "LLM" or a.get(GA.GEN_AI_OPERATION_NAME) in (
         "chat", "text_completion", "generate_content")
 
 
 def _is_tool(s: SpanIn) -> bool:
     a = s.attributes
-    return a.get(OI_KIND) == "TOOL" or a.get(GA.GEN_AI_OPERATION_NAME) == "execute_tool"
+    return a.get(KIND) == "TOOL" or a.get(GA.GEN_AI_OPERATION_NAME) == "execute_tool"
 
 
 def _has_content(s: SpanIn) -> bool:
@@ -125,8 +122,8 @@ def _tool_call(s: SpanIn) -> dict[str, Any]:
     return {"span_id": s.span_id,
             "name": a.get(ToolAttributes.TOOL_NAME) or a.get(GA.GEN_AI_TOOL_NAME) or s.name,
             "arguments": a.get(SpanAttributes.TOOL_PARAMETERS) or a.get(
-                GA.GEN_AI_TOOL_CALL_ARGUMENTS) or a.get(INPUT),
-            "result": a.get(GA.GEN_AI_TOOL_CALL_RESULT) or a.get(OUTPUT),
+                GA.GEN_AI_TOOL_CALL_ARGUMENTS) or a.get(IN),
+            "result": a.get(GA.GEN_AI_TOOL_CALL_RESULT) or a.get(OUT),
             "start_ns": s.start_ns, "end_ns": s.end_ns}
 
 
@@ -149,8 +146,8 @@ def _user_message(s: SpanIn) -> str | None:
         msgs = _indexed(a, GA.GEN_AI_PROMPT, "role", "content")  # OpenLLMetry
     if not msgs:
         msgs = [("user", _event_content(e)) for e in s.events if e["name"] in USER_EVENTS]
-    if not msgs and INPUT in a:
-        msgs = _request_messages(a[INPUT])
+    if not msgs and IN in a:
+        msgs = _request_messages(a[IN])
     return next((c for role, c in reversed(msgs) if role == "user" and c), None)
 
 

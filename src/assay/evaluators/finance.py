@@ -9,6 +9,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+from assay.core.errors import ConfigError
 from assay.core.types import Answer, Item, Score, TruthSnapshot
 
 from .base import CodeEvaluator, missing_fields
@@ -31,7 +32,15 @@ class FinanceRubricEvaluator(CodeEvaluator):
     requires: tuple[str, ...] = ("prompt", "response_reference")
     uses_truth = True
 
-    def __init__(self) -> None:
+    def __init__(self, rounding: str = "benchmark") -> None:
+        # rounding: how T2/T3's "rounding errors are allowed" reads — "benchmark" (both at the
+        # coarser precision shown, the release judge's reading) or "strict" (the reference's
+        # and the question's decimals); docs/rubric.md sets them side by side
+        from .historical.tolerance import ROUNDINGS
+        if rounding not in ROUNDINGS:
+            raise ConfigError(f"finance-rubric: rounding must be one of {', '.join(ROUNDINGS)}, "
+                              f"not {rounding!r}")
+        self.rounding = rounding
         self.t1 = FinanceRubric(stamp=version())
         self._historical: Any = None  # the T2/T3 reader, loaded for the first such item
 
@@ -39,7 +48,7 @@ class FinanceRubricEvaluator(CodeEvaluator):
     def historical(self) -> Any:
         if self._historical is None:
             from .historical.evaluator import HistoricalRubric
-            self._historical = HistoricalRubric()
+            self._historical = HistoricalRubric(self.rounding)
         return self._historical
 
     @property

@@ -29,7 +29,7 @@ from . import periods as P
 from .keys import label_key, last_key, name_key, spellings
 from .quantities import Mention
 from .reference import KeyPoint, Reference
-from .tolerance import FAIL, PASS, UNSURE, Verdict, check
+from .tolerance import BENCHMARK, FAIL, PASS, UNSURE, Verdict, check
 
 _HEDGED = re.compile(r"可能|也许|大概是|不确定|无法确认|无法确定|不能确定|猜测|(?<![a-z])(?:maybe|possibly|"
                      r"perhaps|might|not\s+sure|cannot\s+(?:verify|confirm)|can't\s+(?:verify|"
@@ -147,7 +147,7 @@ def _bare(scale: Decimal, word: str, a: Decimal, quantum: Decimal,
 
 
 def read_value(p: KeyPoint, ref: Reference, m: Mention, question_q: Decimal | None,
-               fall_asked: bool = False) -> Reading | None:
+               fall_asked: bool = False, rounding: str = BENCHMARK) -> Reading | None:
     """Judge one answer value for one key point; None when it is not about this kind.
     `fall_asked`: the question asks for the size of a fall ("下调了多少"), so "下调0.25个百分点"
     states 0.25, not −0.25."""
@@ -158,11 +158,11 @@ def read_value(p: KeyPoint, ref: Reference, m: Mention, question_q: Decimal | No
         return Reading(m, Verdict(FAIL, None, f"wrong unit: {alts}"), None, alts)
     assert p.qty is not None
     readings: list[Reading] = []
-    for value, _, how in _plausible(p.qty.value, alts):
-        v = check(p, ref.note, value, question_q)
+    for value, quantum, how in _plausible(p.qty.value, alts):
+        v = check(p, ref.note, value, question_q, quantum, rounding)
         if (p.qty.value < 0 and value > 0 and not m.signed and m.direction == 0
                 and p.qty.dim == "percent" and v.outcome == FAIL
-                and check(p, ref.note, -value, question_q).outcome != FAIL):
+                and check(p, ref.note, -value, question_q, quantum, rounding).outcome != FAIL):
             # "16.97%" for a change of −16.97%: the size of the fall without its sign. An
             # amount (−11.6 billion) written without its sign is a different amount: wrong.
             v = Verdict(UNSURE, v.accepted, v.how + "; the answer gives the size of the change "
@@ -244,9 +244,10 @@ class Context:
     asked: P.Period
     fall_asked: bool = False
     keys: dict[int, str] = field(default_factory=dict)  # mention start → key (keyed lists)
+    rounding: str = BENCHMARK  # the reading of "rounding errors are allowed"
 
     def read(self, p: KeyPoint, m: Mention) -> Reading | None:
-        return read_value(p, self.ref, m, self.question_q(p), self.fall_asked)
+        return read_value(p, self.ref, m, self.question_q(p), self.fall_asked, self.rounding)
 
     def question_q(self, p: KeyPoint) -> Decimal | None:
         if self.question_decimals is None or p.qty is None:
@@ -256,9 +257,10 @@ class Context:
 
 
 def make_context(text: str, question: str, ref: Reference, mentions: list[Mention],
-                 decimals: int | None) -> Context:
+                 decimals: int | None, rounding: str = BENCHMARK) -> Context:
     ctx = Context(text, question, ref, mentions, FN.blocks(text), decimals,
-                  P.period_of(question), bool(_FALL_ASKED.search(question)))
+                  P.period_of(question), bool(_FALL_ASKED.search(question)),
+                  rounding=rounding)
     if ref.keyed:
         ctx.keys = {m.start: k for m in mentions if (k := mention_key(text, m, mentions,
                                                                      ref.keyed))}

@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from assay.core.errors import ConfigError
 from assay.core.types import Answer, Item, Score, ScoreStatus
+from assay.evaluators.canonical import canonical
 
 from . import binding as B
 from . import names as N
@@ -19,7 +21,7 @@ from . import wording as W
 from .kind import is_historical, version
 from .quantities import normalise, read_mentions
 from .reference import ReferenceError, parse_reference, question_decimals
-from .tolerance import FAIL, PASS, UNSURE
+from .tolerance import BENCHMARK, FAIL, PASS, ROUNDINGS, UNSURE
 
 __all__ = ["NAME", "HistoricalRubric", "is_historical", "version"]
 
@@ -36,6 +38,12 @@ class HistoricalRubric:
     name = NAME
     requires: tuple[str, ...] = ("prompt", "response_reference")
 
+    def __init__(self, rounding: str = BENCHMARK) -> None:
+        if rounding not in ROUNDINGS:
+            raise ConfigError(f"finance-rubric: rounding must be one of {', '.join(ROUNDINGS)}, "
+                              f"not {rounding!r}")
+        self.rounding = rounding
+
     @property
     def version(self) -> str:
         return version()
@@ -46,10 +54,16 @@ class HistoricalRubric:
     def check(self, item: Item, answer: Answer) -> Score:
         zh = _lang(item) == "zh"
         question = str(item.get("prompt") or "")
-        text = normalise((answer.text or "").strip())
-        if not text:
+        raw = (answer.text or "").strip()
+        if not raw:
             return self._score(0, "回复为空，按规则得0分。" if zh else
                                "The answer is empty: score 0.", {"rule": "empty answer"})
+        read_as = canonical(raw)
+        text = normalise(read_as.text)
+        if not text:
+            return self._score(0, "回复只有推理过程，没有给出答案，得0分。" if zh else
+                               "The answer holds only reasoning, no answer after it: score 0.",
+                               {"rule": "empty answer", "read": read_as.evidence()})
         try:
             ref = parse_reference(str(item.get("response_reference") or ""), question)
         except ReferenceError as exc:
@@ -58,7 +72,8 @@ class HistoricalRubric:
                                  NAME, version(), candidates=[],
                                  evidence={"reference": str(item.get("response_reference"))})
         mentions = read_mentions(text)
-        ctx = B.make_context(text, question, ref, mentions, question_decimals(question))
+        ctx = B.make_context(text, question, ref, mentions, question_decimals(question),
+                             self.rounding)
         numbers = [p for p in ref.points if p.kind in ("number", "range")]
         names = [p for p in ref.points if p.kind == "name"]
         results = [B.bind_number(p, ctx, numbers) for p in numbers]
@@ -68,6 +83,10 @@ class HistoricalRubric:
         order = {p.id: i for i, p in enumerate(ref.points)}
         results.sort(key=lambda r: order[r.point.id])
         evidence: dict[str, Any] = {**ref.as_dict(), "points": [r.as_dict() for r in results]}
+        if ref.note.kind == "rounding":
+            evidence["rounding"] = self.rounding
+        if read_as.rewrites or read_as.corrections:
+            evidence["read"] = read_as.evidence()
         if ctx.question_decimals is not None:
             evidence["question_decimals"] = ctx.question_decimals
         failed = [r for r in results if r.outcome == FAIL]

@@ -14,12 +14,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from assay.evaluators.canonical.corrections import MARKERS as CORRECTIONS
+
 STRONG = re.compile(
     r"综上所述|综上|综合来看|综合以上|综合上述|总结|总之|结论|最终答案|最终结果|最终|"
     r"答案(?:是|为|：|:|如下)|回答(?:：|:)|"
     r"(?<![a-z])(?:in\s+summary|to\s+summari[sz]e|summary|to\s+sum\s+up|in\s+conclusion|"
-    r"conclusion|final\s+answer|the\s+answer\s+is|answer\s*[:：]|in\s+short|overall,)",
-    re.IGNORECASE)
+    r"conclusion|final\s+answer|the\s+answer\s+is|answer\s*[:：]|in\s+short|overall,)|"
+    # a self-correction starts the answer's latest word (canonical.corrections)
+    + CORRECTIONS.pattern, re.IGNORECASE)
 WEAK = re.compile(
     r"因此|所以|故答案|由此可见|由此可知|可见|可知|即为|"
     r"(?<![a-z])(?:therefore|thus|hence|so,|so\s+the|as\s+a\s+result|consequently|"

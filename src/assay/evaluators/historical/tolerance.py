@@ -2,11 +2,16 @@
 
 Readings of the notes (checked on the release items in chat-test-eval.json):
 
-- rounding ("答案允许四舍五入的误差", "rounding errors are allowed"): the answer, rounded half-up to
-  the decimals of the reference — and to those the question asks for, when it asks — must equal
-  the reference. A coarser answer is not a rounding of the reference: "63亿元" is not "62.57亿元"
-  when the question asks for two decimals (T2 Simple_Historical_Lookup_028; the release's judge
-  accepted it). When the reference's and the question's decimals decide differently, unsure.
+- rounding ("答案允许四舍五入的误差", "rounding errors are allowed"), two readings:
+  - `benchmark` (the default, the release judge's and the T1 rule's): both rounded half-up to
+    the coarser of the two precisions shown — the answer's in its own unit after scale
+    conversion — are equal: "63亿元" for "62.57亿元", "$48.31 billion" for "$48,306 million",
+    "约318万辆" for "318.36万辆" (T2 Simple_Historical_Lookup_028: the release's judge accepted
+    63亿元), "3%" for 2.9%. An answer so coarse
+    that it rounds to zero ("0万亿") is unsure;
+  - `strict`: the answer, rounded half-up to the decimals of the reference — and to those the
+    question asks for, when it asks — must equal the reference; a coarser answer is wrong.
+    When the reference's and the question's decimals decide differently, unsure.
 - absolute ("允许有0.0001的误差", "error of ±x"): |answer − reference| ≤ x, x in the unit the
   reference is written in (T3 Complex_Historical_Investigation_062, five-decimal rates).
 - percent ("允许0.01%的误差"): on a quantity given in % it is percentage points, |a − r| ≤ 0.01;
@@ -32,6 +37,9 @@ from assay.core.decimals import plain, round_half_up
 
 from .reference import ABSOLUTE, EQUAL, PERCENT, ROUNDING, STRICT, KeyPoint, Note
 
+BENCHMARK = "benchmark"
+STRICT_ROUNDING = "strict"
+ROUNDINGS = (BENCHMARK, STRICT_ROUNDING)
 PASS = "pass"
 FAIL = "fail"
 UNSURE = "unsure"
@@ -74,11 +82,14 @@ def _approx_quantum(value: Decimal, quantum: Decimal) -> Decimal:
     return q
 
 
-def check(point: KeyPoint, note: Note, a: Decimal, question_q: Decimal | None) -> Verdict:
+def check(point: KeyPoint, note: Note, a: Decimal, question_q: Decimal | None,
+          answer_q: Decimal | None = None, rounding: str = BENCHMARK) -> Verdict:
     """Whether the answer value `a` (in the point's base units) meets `point` under `note`.
-    `question_q` is the precision the question asks for, in the same units, if it asks."""
+    `question_q` is the precision the question asks for, in the same units, if it asks;
+    `answer_q` the precision the answer shows, in the same units; `rounding` the reading of
+    "rounding errors are allowed" (`benchmark` or `strict`, see above)."""
     if point.kind == "range":
-        return _range(point, note, a, question_q)
+        return _range(point, note, a, None if rounding == BENCHMARK else question_q)
     assert point.qty is not None
     r = point.qty.value
     q = point.qty.quantum
@@ -114,6 +125,15 @@ def check(point: KeyPoint, note: Note, a: Decimal, question_q: Decimal | None) -
             return Verdict(FAIL, (lo, hi), f"about {plain(r)}: more than 10% away")
         return Verdict(UNSURE, (lo, hi), f"about {plain(r)}: near it, but how near is "
                        "'about' is not written")
+    if note.kind == ROUNDING and rounding == BENCHMARK and answer_q is not None:
+        coarse = max(q, answer_q)
+        how = f"both rounded half-up at {plain(coarse)} (the coarser precision)"
+        if round_half_up(a, coarse) != round_half_up(r, coarse):
+            return Verdict(FAIL, (r - coarse / 2, r + coarse / 2), how + f": not {plain(r)}")
+        if round_half_up(a, coarse) == 0 and r != 0:
+            return Verdict(UNSURE, (r - coarse / 2, r + coarse / 2), how + "; the answer rounds "
+                           "to zero at its own precision")
+        return Verdict(PASS, (r - coarse / 2, r + coarse / 2), how)
     if note.kind == ROUNDING:
         oks = [round_half_up(a, qq) == round_half_up(r, qq) for qq in _quanta(q, question_q)]
         return _combine(oks, f"rounds half-up to {plain(r)} at {plain(q)}",

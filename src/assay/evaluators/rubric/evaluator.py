@@ -18,6 +18,7 @@ from typing import Any
 from assay.core.decimals import plain
 from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
 from assay.evaluators.base import CodeEvaluator
+from assay.evaluators.canonical import Canonical, canonical
 from assay.truth.vocabulary import snapshot_of_item
 
 from . import words as F
@@ -185,7 +186,7 @@ class FinanceRubric(CodeEvaluator):
         prepared = self.prepare(item, answer, truth)
         if isinstance(prepared, Score):
             return prepared
-        return self._decide((answer.text or "").strip(), prepared, None)
+        return self._decide(canonical((answer.text or "").strip()), prepared, None)
 
     def prepare(self, item: Item, answer: Answer, truth: TruthSnapshot | None = None
                 ) -> Score | Prepared:
@@ -196,6 +197,12 @@ class FinanceRubric(CodeEvaluator):
             zh = _lang(item) == "zh"
             return self._score(0, "回复为空，按规则得0分。" if zh else
                                "The answer is empty: score 0.", {"rule": "empty answer"})
+        read_as = canonical(text)
+        if not read_as.text:  # only reasoning, no answer after it
+            zh = _lang(item) == "zh"
+            return self._score(0, "回复只有推理过程，没有给出答案，得0分。" if zh else
+                               "The answer holds only reasoning, no answer after it: score 0.",
+                               {"rule": "empty answer", "read": read_as.evidence()})
         if truth is not None:
             return _prepare(item, truth)
         f = item.fields
@@ -219,12 +226,15 @@ class FinanceRubric(CodeEvaluator):
         prepared = self.prepare(item, answer, truth)
         if isinstance(prepared, Score):
             return prepared
-        return self._decide((answer.text or "").strip(), prepared, values)
+        return self._decide(canonical((answer.text or "").strip()), prepared, values)
 
-    def _decide(self, text: str, p: Prepared, given: list[Bound] | None) -> Score:
+    def _decide(self, read_as: Canonical, p: Prepared, given: list[Bound] | None) -> Score:
         criteria, truth, lang = p.criteria, p.truth, p.lang
+        text = read_as.text
         zh = lang == "zh"
         evidence = dict(p.evidence)
+        if read_as.rewrites or read_as.corrections:
+            evidence["read"] = read_as.evidence()
         percent_last = p.want.percent_last
         alias = p.alias
         required = p.required
@@ -239,7 +249,12 @@ class FinanceRubric(CodeEvaluator):
                 ignored.append(b)
         earlier: list[Bound] = []
         if len(counted) > len({b.field for b in counted}):  # some field has several values
-            counted, earlier = _latest_only(with_days(text, counted))
+            dated = with_days(text, counted)
+            if read_as.corrections:  # a self-correction supersedes what it states again
+                last = read_as.corrections[-1]
+                dated = [replace(b, earlier=True) if 0 <= b.mention.start < last else b
+                         for b in dated]
+            counted, earlier = _latest_only(dated)
         evidence["ignored"] = [_ignored(b) for b in ignored] + [
             {**_ignored(b), "why": "an earlier day or time than the answer's latest value"}
             for b in earlier]
@@ -283,6 +298,19 @@ class FinanceRubric(CodeEvaluator):
             return Score.abstain(reason, NAME, self.version, candidates=candidates,
                                  evidence=evidence)
         if missing and not has_maybe:
+            unbound = _unbound_passing(ignored, missing, checker, percent_fields, percent_last) \
+                if all_pass else []
+            if unbound:  # a 0 needs evidence: a number no field word reached may be the point
+                candidates = [{**_row(b, c), "doubt": "no field word reaches it; it would "
+                               f"answer {F.display(f, 'en')}"} for f, b, c in unbound]
+                reason = ("回复未明确给出" + _names(missing, lang) + "，但有未标明含义的数字可能即是："
+                          + "；".join(c["text"] for c in candidates) + "，弃权。" if zh else
+                          f"The answer does not name the required {_names(missing, lang)}, "
+                          "but a number no field word reaches may be it: "
+                          + "; ".join(c["text"] for c in candidates) + "; abstained.")
+                evidence["missing"] = missing
+                return Score.abstain(reason, NAME, self.version, candidates=candidates,
+                                     evidence=evidence)
             evidence["missing"] = missing
             names = _names(missing, lang)
             return self._score(0, f"回复缺少必答点：{names}，得0分。" if zh else
@@ -326,6 +354,37 @@ class FinanceRubric(CodeEvaluator):
 
     def _score(self, value: int, reason: str, evidence: dict[str, Any]) -> Score:
         return Score(float(value), ScoreStatus.SCORED, reason, NAME, self.version, (0.0, 1.0), evidence)
+
+
+_PRICES = frozenset({F.LAST, F.OPEN, F.HIGH, F.LOW, F.PREV_CLOSE, F.AM_FIX, F.PM_FIX, F.BID,
+                     F.ASK})
+
+
+def _unbound_passing(ignored: list[Bound], missing: list[str], checker: Checker,
+                     percent_fields: frozenset[str] | set[str], percent_last: bool
+                     ) -> list[tuple[str, Bound, Check]]:
+    """Values of the item's instrument that no field word reached, of a kind that fits a
+    missing point, and that would pass as that point: with them the answer may be right."""
+    out: list[tuple[str, Bound, Check]] = []
+    for b in ignored:
+        if b.field or b.instrument != MINE or b.mention.bound:
+            continue
+        m = b.mention
+        for f in missing:
+            in_pct = f in percent_fields or (f == F.LAST and percent_last)
+            if in_pct != m.percent or m.unit or m.count:
+                continue
+            if f in _PRICES and b.value < 0:
+                continue
+            try:
+                c = checker.check(f, b.value, m.quantum, in_pct)
+            except (RuleNotApplicable, MissingTruth):
+                continue
+            if c.passed:
+                out.append((f, b, c))
+                break
+    # every missing point needs a number that may be it, else the answer is certainly short
+    return out if {f for f, _, _ in out} >= set(missing) else []
 
 
 def _names(fields: list[str], lang: str) -> str:

@@ -38,8 +38,14 @@ UNSURE = "unsure"
 _CLAUSE_END = re.compile(r"[，,、；;。！？!?\n|.\-](?:(?<![.\-])|(?<=\.)(?=\s|$)|(?<=\s-)(?=\s))")
 _SCOPE_END = re.compile(r"[；;。！？!?\n|.](?:(?<!\.)|(?=\s|$))")
 # Words that put a value in the past. Comparisons ("较前一交易日下跌") are not among them.
-_EARLIER = re.compile(r"前几天|前几日|几天前|此前|之前|上周|earlier|previously|days? ago|last week",
+# Stale figures a model hedges with ("as of my training data it was ~$95") are earlier too.
+_EARLIER = re.compile(r"前几天|前几日|几天前|此前|之前|上周|训练数据|知识截止|截至我的|"
+                      r"旧数据|earlier|previously|days? ago|last week|training data|my training|"
+                      r"knowledge cut-?off|as of my last|prior session|previous session",
                       re.IGNORECASE)
+# ... and these only in their own clause ("368.50元是前一交易日收盘，10月17日收盘价为358.14元")
+_EARLIER_CLAUSE = re.compile(r"前一交易日|上一交易日|前一日|昨日|昨天|yesterday|previous day|prior day",
+                             re.IGNORECASE)
 _RESPECTIVELY = re.compile(r"分别|respectively|依次", re.IGNORECASE)
 _PERIOD_N = re.compile(r"近\s*\d+\s*(?:个?交易日|日|天|个?月|周|年)|过去\s*\d+|\d+\s*日(?:涨跌幅|涨幅|跌幅)|"
                        r"(?:last|past)\s+\d+\s+(?:trading\s+)?(?:days|weeks|months|years)|"
@@ -534,6 +540,9 @@ _FILLER = re.compile(F.trie(list((
         "两市", "沪深两市", "三大指数", "主要指数", "大盘", "股指", "期货", "现货", "外汇", "汇市", "股市",
         "债市", "楼市", "收益", "分钟", "小时", "昨收盘", "开盘价", "收盘价", "最高价", "最低价",
         "另一", "另有", "也有", "有报道", "报道称", "数据显示", "显示", "来看", "方面", "而言", "为例",
+        # self-corrections (canonical.corrections): not names
+        "更正", "修正", "纠正", "订正", "不对", "等等", "等一下", "抱歉", "实际上", "实际", "应为",
+        "重新核对", "重新计算", "重新检查", "核对后", "经核实", "有误", "写错", "算错", "说错",
     ))))
 _CJK2 = re.compile(r"[\u4e00-\u9fff]{2,}")
 _NAMEISH = re.compile(r"[\u4e00-\u9fff]{2}|[A-Z]")
@@ -741,7 +750,7 @@ def _pairable(word: _Word) -> bool:
             and t not in ("to", "至"))
 
 
-_BETWEEN = re.compile(r"(?:between|区间|range|介于)\W{0,3}$", re.IGNORECASE)
+_BETWEEN = re.compile(r"(?:between|区间|range|ranged|介于)\W{0,3}$", re.IGNORECASE)
 
 
 def _ranges(ctx: _Ctx, mentions: list[Mention], out: list[Bound]) -> list[Bound]:
@@ -786,7 +795,8 @@ def with_days(answer: str, bound: list[Bound]) -> list[Bound]:
             in_number[b.mention.start:b.mention.end] = b"\x01" * (b.mention.end - b.mention.start)
     dates = find_dates(text)
     markers = [m.start() for m in _EARLIER.finditer(text)]
-    if not dates and not markers and "|" not in text:
+    day_words = [m.start() for m in _EARLIER_CLAUSE.finditer(text)]
+    if not dates and not markers and not day_words and "|" not in text:
         return bound
     clauses = [b.start() for b in _CLAUSE_END.finditer(text) if not in_number[b.start()]]
     sentences = [b.start() for b in _SCOPE_END.finditer(text) if not in_number[b.start()]]
@@ -807,7 +817,8 @@ def with_days(answer: str, bound: list[Bound]) -> list[Bound]:
                 break
         if day is None:
             day = _row_day(text, start, dates)
-        earlier = any(ss <= pos < start for pos in markers)
+        earlier = any(ss <= pos < start for pos in markers) or \
+            any(cs <= pos < ce for pos in day_words)
         out.append(replace(b, day=day, earlier=earlier) if day or earlier else b)
     if "|" in text and ":" in text:
         out = _earlier_minutes(text, out)

@@ -52,7 +52,9 @@ def test_sample_covers_families_languages_and_every_tolerance_form() -> None:
     assert families == {"(T2)": 46, "(T3)": 33}
     zh = [r for r in ROWS if re.search(r"[\u4e00-\u9fff]", r["prompt"])]
     assert len(zh) == 45 and len(ROWS) - len(zh) == 34
-    assert Counter(r["expected_score"] for r in ROWS) == {1: 41, 0: 38}
+    # three "coarser_rounds" answers (63亿元 for 62.57亿元 …) are right under the benchmark
+    # rounding reading, the default since issue 24; they were "too_coarse" (0) under strict
+    assert Counter(r["expected_score"] for r in ROWS) == {1: 44, 0: 35}
     refs = {r["response_reference"] for r in ROWS}
     forms = {  # each note form of the release, in Chinese and in English
         "rounding": ("四舍五入", "Rounding errors are allowed"),
@@ -65,7 +67,7 @@ def test_sample_covers_families_languages_and_every_tolerance_form() -> None:
         for w in words:
             assert any(w.lower() in ref.lower() for ref in refs), (form, w)
     kinds = Counter(r["answer_kind"] for r in ROWS)
-    assert {"right", "rounded", "too_coarse", "unit_changed", "wrong_scale", "missing_unit",
+    assert {"right", "rounded", "too_coarse", "coarser_rounds", "unit_changed", "wrong_scale", "missing_unit",
             "within", "outside", "in_range", "out_of_range", "partial", "extra",
             "reasoning_trap", "refusal", "wrong"} == set(kinds)
 

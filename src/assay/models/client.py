@@ -62,6 +62,9 @@ class Completion:
     finish_reason: str | None = None  # "length": the reply was cut by max_tokens
     sanitized: bool = False  # unpaired surrogates or NULs in the reply were replaced
     model: str | None = None  # the model that answered, as the response names it (traces)
+    # a reasoning model's thinking, when the server returns it apart from the content
+    # (`reasoning_content` / `reasoning`): kept as evidence, never parsed for a verdict
+    reasoning: str | None = None
 
     @property
     def empty(self) -> bool:
@@ -130,6 +133,7 @@ class ModelClient:
             t0 = time.time()  # wall clock, for the request's span in the trace
             throttled = False
             retry_after: float | None = None
+            reasoning: str | None = None
             try:
                 if self.cfg.stream:
                     text, usage, finish, outcome, answered = await self._streamed(messages,
@@ -137,6 +141,7 @@ class ModelClient:
                 else:
                     reply = await self._post(messages, call)
                     text, outcome = _text_of(reply), "malformed: no message content"
+                    reasoning = _reasoning_of(reply)
                     counted = reply.get("usage")
                     usage = counted if isinstance(counted, dict) else {}
                     finish = _finish_of(reply)
@@ -150,7 +155,9 @@ class ModelClient:
                                              if isinstance(v, int)},
                                       time.perf_counter() - start, attempts,
                                       finish_reason=finish, sanitized=sanitized,
-                                      model=answered if isinstance(answered, str) else None)
+                                      model=answered if isinstance(answered, str) else None,
+                                      reasoning=safe_text(secrets.mask(reasoning))[0]
+                                      if reasoning else None)
             except openai.RateLimitError as exc:
                 throttled = True
                 outcome, retry_after = f"429: {_short(exc)}", _retry_after(exc)
@@ -275,6 +282,17 @@ def _text_of(reply: dict[str, Any]) -> str | None:
     message = _first_choice(reply).get("message")
     content = message.get("content") if isinstance(message, dict) else None
     return content if isinstance(content, str) else None
+
+
+def _reasoning_of(reply: dict[str, Any]) -> str | None:
+    message = _first_choice(reply).get("message")
+    if not isinstance(message, dict):
+        return None
+    for key in ("reasoning_content", "reasoning"):
+        value = message.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
 
 
 def _finish_of(reply: dict[str, Any]) -> str | None:

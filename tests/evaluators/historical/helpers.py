@@ -7,7 +7,11 @@ from typing import Any
 from assay.core.types import Answer, Item, Score, ScoreStatus
 from assay.evaluators.historical import HistoricalRubric
 
-RUBRIC = HistoricalRubric()
+# The rule tests below were written for the strict reading of "rounding errors are allowed"
+# (the reference's and the question's decimals); BENCHMARK reads it as the release judge does
+# (both at the coarser precision shown), the default since issue 24.
+RUBRIC = HistoricalRubric("strict")
+BENCHMARK = HistoricalRubric()
 ABSTAIN = "abstain"
 
 

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from assay.core.errors import ConfigError
+from assay.core.types import Answer, Item, ScoreStatus
+
 from .helpers import ABSTAIN, decide
 
 # ---------------------------------------------------------------- rounding, two decimals
@@ -437,7 +440,9 @@ def test_names_in_conclusions(reference: str, answer: str, expected: int) -> Non
     ("| 指标 | 2023年 | 2024年 |\n|---|---|---|\n| 经营活动现金流净额（亿元） | 62.57 | 58.10 |", 0),
     ("经营活动现金流净额：0.6257百亿元", 1),
     ("我无法确认，但可能是62.57亿元。", ABSTAIN),  # a guess under a refusal: the rules do not say
-    ("保利发展2024年经营活动现金流净额为62.57亿元？不对，应为61.57亿元。", ABSTAIN),
+    # a self-correction: the last stated figure is the answer (issue 24), here a wrong one
+    ("保利发展2024年经营活动现金流净额为62.57亿元？不对，应为61.57亿元。", 0),
+    ("保利发展2024年经营活动现金流净额为61.57亿元。等一下，61.57亿元是2023年的数据；2024年为62.57亿元。", 1),
 ])
 def test_more_final_statements(answer: str, expected: object) -> None:
     assert decide(R_POLY, answer, Q_POLY) == expected
@@ -452,3 +457,38 @@ def test_more_final_statements(answer: str, expected: object) -> None:
 def test_a_difference_in_points(answer: str, expected: object) -> None:
     assert decide("0.38个百分点，答案允许四舍五入的误差", answer,
                   "2024年末，工商银行核心一级资本充足率比建设银行低多少个百分点？（保留2位小数）") == expected
+
+
+# The benchmark reading of "rounding errors are allowed" (the default, issue 24): both values
+# rounded half-up at the coarser of the two precisions shown, the answer's in its own unit.
+@pytest.mark.parametrize(("reference", "answer", "expected"), [
+    ("62.57亿元，答案允许四舍五入的误差", "约63亿元", 1),
+    ("62.57亿元，答案允许四舍五入的误差", "62.6亿元", 1),
+    ("62.57亿元，答案允许四舍五入的误差", "62.5亿元", 0),
+    ("62.57亿元，答案允许四舍五入的误差", "RMB 6.26 billion", 1),
+    ("62.57亿元，答案允许四舍五入的误差", "RMB 6.25 billion", 0),
+    ("$48,306 million. Rounding errors are allowed.", "$48.31 billion", 1),
+    ("$48,306 million. Rounding errors are allowed.", "$48.30 billion", 0),
+    ("318.36万辆，答案允许四舍五入的误差", "约318万辆", 1),
+    ("2417.05亿元，答案允许四舍五入的误差", "2417.1亿元", 1),
+    ("1210207亿元，答案允许四舍五入的误差", "121.0207万亿元", 1),
+    ("0.95%, rounding errors are allowed", "1.0%", 1),
+    ("0.95%, rounding errors are allowed", "0.9%", 0),
+])
+def test_benchmark_rounding(reference: str, answer: str, expected: int) -> None:
+    from .helpers import BENCHMARK
+    item = Item("(T2)x", {"prompt_id": "(T2)x", "prompt": "", "response_reference": reference})
+    s = BENCHMARK.check(item, Answer(answer))
+    assert (s.status, s.value) == (ScoreStatus.SCORED, float(expected)), s.reason
+    assert s.evidence["rounding"] == "benchmark"
+
+
+def test_strict_rounding_is_an_option_and_rejects_coarser_answers() -> None:
+    from assay.evaluators.finance import FinanceRubricEvaluator
+    item = Item("(T2)x", {"prompt_id": "(T2)x", "prompt": "（数值保留2位小数）",
+                          "response_reference": "62.57亿元，答案允许四舍五入的误差"})
+    strict = FinanceRubricEvaluator(rounding="strict").check(item, Answer("约63亿元"))
+    default = FinanceRubricEvaluator().check(item, Answer("约63亿元"))
+    assert (strict.value, default.value) == (0.0, 1.0)
+    with pytest.raises(ConfigError, match="rounding must be one of benchmark, strict"):
+        FinanceRubricEvaluator(rounding="loose")

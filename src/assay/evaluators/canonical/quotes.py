@@ -31,10 +31,18 @@ _FIELDISH = re.compile(r"价|收|开|高|低|涨|跌|幅|额|量|率|值|点位|
                        re.IGNORECASE)
 _NOT_NAMES = frozenset({"Note", "Source", "Sources", "Date", "Time", "As", "At", "On", "In",
                         "Total", "Updated", "Data", "Step", "Q", "H", "FY", "Answer", "Final",
-                        "Result", "Summary", "Volume", "Turnover", "Market", "Range"})
+                        "Result", "Summary", "Volume", "Turnover", "Market", "Range",
+                        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Sept",
+                        "Oct", "Nov", "Dec", "January", "February", "March", "April", "June",
+                        "July", "August", "September", "October", "November", "December",
+                        "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
+                        "Sunday", "Week", "Year", "Day", "Month", "Quarter", "Page", "Item",
+                        "Rank", "No", "Top", "Step", "Part", "Section", "Table", "Figure"})
 _WEEKS52 = re.compile(r"\b52[- ]?(?:wk|wks|w)\b|\b52[- ]week", re.IGNORECASE)
 _MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec"
-_CONTRACT_EN = re.compile(rf"\b({_MONTHS})[a-z]*\.?\s?[-'’/]?\s?(\d{{2}})(?![\d.,:])", re.IGNORECASE)
+# a month's abbreviation glued to a two-digit year, or joined by an apostrophe or a dash
+# ("Dec25", "Dec '25", "DEC-25"); "Dec 25" with a blank is a day and stays
+_CONTRACT_EN = re.compile(rf"\b({_MONTHS})(?:\s?['’]|-)?(\d{{2}})(?![\d.,:])", re.IGNORECASE)
 _CONTRACT_ZH = re.compile(r"(?<![\d.])(2\d)(0[1-9]|1[0-2])(?=\s*(?:合约|主力|期货|交割))")
 
 

@@ -112,7 +112,13 @@ def blocks(text: str) -> list[Block]:
             out.append(Block(start, n, why, head, strong))
 
     for m in reversed(list(STRONG.finditer(text))):
-        add(m.start(), m.group(0), _head(text, m.start()), True)
+        head = _head(text, m.start())
+        if CORRECTIONS.fullmatch(m.group(0)) and head[1] < n and text[head[1]:].strip():
+            # "等一下，465.74亿元是2023年的数据；2024年为543.45亿元": what a correction says
+            # last is its answer, not the sentence that retracts the earlier figure
+            last = sentence_start(text, n - len(text) + len(text.rstrip()) - 1)
+            head = (last, n)
+        add(m.start(), m.group(0), head, True)
     # then, latest first: a weak marker, the last table, the lines after the last table
     rest: list[tuple[int, str, tuple[int, int], bool]] = []
     tbl = tables(text)

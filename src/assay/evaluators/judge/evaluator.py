@@ -138,6 +138,10 @@ class JudgeEvaluator:
         judgment = parse_reply(completion.text, template.schema)
         evidence["parsed"] = {"how": judgment.how, "score": judgment.score,
                               "full_score": judgment.full_score}
+        thinking = [*([completion.reasoning] if completion.reasoning else []),
+                    *judgment.reasoning]
+        if thinking:  # set aside before parsing: kept so a reader sees what was not parsed
+            evidence["reasoning"] = thinking
         steps.append(Step("parse", self.name, t2, time.time(), attributes={"how": judgment.how}))
         return Score(judgment.score, judgment.status, judgment.reason or judgment.how,
                      self.name, self.version, full, evidence, tuple(steps))

@@ -5,6 +5,10 @@ text that carries a score key. Keys are matched without case (`score`, `Score`, 
 `"null"` is status `null`. Anything else — no JSON, no score key, a value outside the declared
 range — is status `unscored` with the raw reply kept. A digit in free text is never a score:
 that is how a judge's reasoning ("the answer 1 is close…") turns into a wrong grade.
+
+A reasoning model's reply goes through the canonical form's first step: its reasoning block
+(`<think>…</think>`, even fenced drafts inside it) is set aside and kept, and only what follows
+is parsed. A verdict that exists only inside the reasoning is no verdict: `unscored`.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assay.core.types import ScoreStatus
+from assay.evaluators.canonical import set_aside_reasoning
 
 SCORE_KEYS = ("score", "answer_score", "final_score", "rating")
 REASON_KEYS = ("reason", "reasoning", "explanation", "rationale")
@@ -46,6 +51,7 @@ class Judgment:
     full_score: float | None
     how: str  # which rule read it: "fenced block", "last JSON object", or the failure
     raw: str
+    reasoning: tuple[str, ...] = ()  # reasoning set aside before parsing (kept as evidence)
 
 
 def _num(x: float) -> str:
@@ -88,11 +94,25 @@ def _candidates(text: str) -> list[tuple[str, dict[str, Any]]]:
 
 
 def parse_reply(raw: str | None, schema: ScoreSchema) -> Judgment:
-    text = raw or ""
+    full = raw or ""
+    thought = set_aside_reasoning(full)
+    text = thought.text
     found = [(how, o) for how, o in _candidates(text) if _lookup(o, SCORE_KEYS)[0]]
     if not found:
-        why = "no JSON object with a score in the reply" if text.strip() else "empty reply"
-        return Judgment(ScoreStatus.UNSCORED, None, why, None, why, text)
+        if thought.blocks and full.strip():
+            why = ("no JSON object with a score after the reasoning" + (
+                " (a verdict inside the reasoning is a draft, not the verdict)"
+                if any(_candidates(b) for b in thought.blocks) else ""))
+        else:
+            why = "no JSON object with a score in the reply" if full.strip() else "empty reply"
+        return Judgment(ScoreStatus.UNSCORED, None, why, None, why, full, thought.blocks)
+    judged = _judge(found, schema, full)
+    return Judgment(judged.status, judged.score, judged.reason, judged.full_score, judged.how,
+                    full, thought.blocks) if thought.blocks else judged
+
+
+def _judge(found: list[tuple[str, dict[str, Any]]], schema: ScoreSchema, text: str
+           ) -> Judgment:
     how, obj = found[-1]
     _, value = _lookup(obj, SCORE_KEYS)
     _, reason = _lookup(obj, REASON_KEYS)

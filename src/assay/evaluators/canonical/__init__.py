@@ -73,7 +73,14 @@ def canonical(answer: str) -> Canonical:
     if r.how:
         done.append(f"{r.how} set aside")
     text = r.text
-    for step in (structured.unwrap, numerals.uniform, signs.uniform, quotes.uniform):
+    text, names = numerals.fullwidth(text)
+    done += names
+    for _ in range(2):  # {"answer": "{\"price\": 1455}"}: a structure inside a structure
+        text, names = structured.unwrap(text)
+        done += [n for n in names if n not in done]
+        if "JSON as statements" not in names:
+            break
+    for step in (numerals.uniform, signs.uniform, quotes.uniform):
         text, names = step(text)
         done += names
     text = text.strip()

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 
 MARKERS = re.compile(
-    r"(?<![a-z])(?:wait(?![-a-z])|actually(?=[\s,])|no,\s+(?:that|it|this)(?:'s|\s+(?:is|was))|hold on|hmm+|correction|corrected|let me (?:re-?check|"
+    r"(?<![a-z])(?:wait(?![-a-z])|actually(?=[\s,])|"
+    r"no,\s+(?:that|it|this)(?:'s|\s+(?:is|was))|hold on|hmm+|correction|corrected|let me (?:re-?check|"
     r"double[- ]check|re-?calculate|recompute|verify|re-?verify|check again|look again)|"
     r"on second thought|scratch that|my (?:mistake|bad|error)|i (?:made|have made) (?:an? )?"
     r"(?:error|mistake)|i misread|i mis-?stated|sorry,? (?:that|the|i)|that(?:'s| is| was) "

@@ -99,11 +99,17 @@ def _cn(m: re.Match[str]) -> str:
     return out + "%" if m.group("pct") else out
 
 
+def fullwidth(text: str) -> tuple[str, list[str]]:
+    """Full-width forms by NFKC (before structures are read: a JSON object may be written in
+    full-width digits and punctuation)."""
+    if _FULL.search(text) is None:
+        return text, []
+    return _FULL.sub(lambda m: unicodedata.normalize("NFKC", m.group(0)), text), \
+        ["full-width → ASCII"]
+
+
 def uniform(text: str) -> tuple[str, list[str]]:
     done: list[str] = []
-    if _FULL.search(text) is not None:
-        text = _FULL.sub(lambda m: unicodedata.normalize("NFKC", m.group(0)), text)
-        done.append("full-width → ASCII")
     if _DASH_MINUS.search(text) is not None:
         text = _DASH_MINUS.sub("-", text)
         done.append("Unicode minus → -")

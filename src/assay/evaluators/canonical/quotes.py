@@ -24,7 +24,8 @@ _QUOTE_LINE = re.compile(
     rf"(?P<sep>[ \t]*[:：]?[ \t]*)(?P<price>{_PRICE})(?P<after>[ \t]*(?:$|[(（|,，;；▲▼↑↓+\-]|\s[+-]))",
     re.MULTILINE)
 # a "name" holding any of these is a field, a qualifier or a sentence, not an instrument
-_FIELDISH = re.compile(r"价|收|开|高|低|涨|跌|幅|额|量|率|值|点位|指数$|区间|范围|日内|盘|今|昨|成交|振幅|换手|"
+_FIELDISH = re.compile(r"价|收|开|高|低|涨|跌|幅|额|量|率|值|点位|指数$|区间|范围|日内|盘|今|昨|成交|"
+                       r"振幅|换手|"
                        r"均|目标|预|基准|中间|报|约|为|是|在|于|至|到|达|共|合计|总|年|月|日|周|时|"
                        r"price|close|open|high|low|change|rate|yield|volume|level|last|range|"
                        r"between|around|about|at$|is$|was$|to$|from|week|year|target|avg|average",
@@ -37,7 +38,7 @@ _NOT_NAMES = frozenset({"Note", "Source", "Sources", "Date", "Time", "As", "At",
                         "July", "August", "September", "October", "November", "December",
                         "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
                         "Sunday", "Week", "Year", "Day", "Month", "Quarter", "Page", "Item",
-                        "Rank", "No", "Top", "Step", "Part", "Section", "Table", "Figure"})
+                        "Rank", "No", "Top", "Part", "Section", "Table", "Figure"})
 _WEEKS52 = re.compile(r"\b52[- ]?(?:wk|wks|w)\b|\b52[- ]week", re.IGNORECASE)
 _MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec"
 # a month's abbreviation glued to a two-digit year, or joined by an apostrophe or a dash

@@ -71,6 +71,6 @@ def set_aside(text: str) -> Reasoning:
         answer = list(_ANSWER_LINE.finditer(text))
         if answer:
             blocks.append(text[:answer[-1].start()].strip())
-            text = text[answer[-1].start():]
+            text = text[answer[-1].end():]  # the label "Final answer:" is not the answer
             hows.append("reasoning preamble")
     return Reasoning(text.strip(), tuple(b for b in blocks if b), ", ".join(hows))

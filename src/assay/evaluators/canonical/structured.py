@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import warnings
 from typing import Any
 
 # Abbreviations in keys, as words the readers know.
@@ -81,6 +82,10 @@ def statements(value: Any, subject: str = "") -> list[str]:
         return lines
     if not isinstance(value, dict):
         return [f"{subject} {_scalar('', value)}".strip()] if value is not None else []
+    if len(value) == 1 and not subject:
+        (key, inner), = value.items()
+        if str(key).lower() in _WRAPPERS and isinstance(inner, str):
+            return [inner.strip()]  # {"answer": "…"}: the answer itself
     own, used = _subject(value)
     head = " ".join(x for x in (subject, own) if x)
     suffix = _unit_suffix(value, used)
@@ -121,6 +126,10 @@ def _unit_suffix(obj: dict[str, Any], used: set[str]) -> str:
     return text if re.match(r"[\u4e00-\u9fff%‰]", text) else " " + text
 
 
+_WRAPPERS = frozenset({"answer", "final_answer", "finalanswer", "response", "output", "result",
+                       "content", "text", "reply", "答案", "回答", "结果"})
+
+
 def _nest(key: str) -> str:
     return "" if key.lower() in ("data", "quote", "result", "results", "response", "answer",
                                  "output", "payload", "fields", "values", "items") else key
@@ -152,7 +161,10 @@ def _objects(text: str) -> list[tuple[int, int, Any]]:
             close = _balanced(text, pos)
             if close > pos:
                 try:
-                    value = ast.literal_eval(text[pos:close + 1])
+                    with warnings.catch_warnings():  # "\ " in prose is no escape to warn of
+                        warnings.simplefilter("ignore", SyntaxWarning)
+                        warnings.simplefilter("ignore", DeprecationWarning)
+                        value = ast.literal_eval(text[pos:close + 1])
                     end = close + 1
                 except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
                     value = None

@@ -1,0 +1,108 @@
+"""Each rewrite of the canonical form on its own: what it changes, and what it must leave."""
+
+from __future__ import annotations
+
+import pytest
+
+from assay.evaluators.canonical import canonical, numerals, quotes, set_aside_reasoning, signs, structured
+
+
+@pytest.mark.parametrize(("text", "answer", "how"), [
+    ("<think>maybe 1204</think>\nThe answer is 1297.", "The answer is 1297.", "think block"),
+    ("draft 1204 </think> 1297", "1297", "think block (no opening tag)"),
+    ("<think>still thinking about 1204", "", "unclosed think block"),
+    ("◁think▷1204◁/think▷1297", "1297", "think block"),
+    ("<|channel|>analysis<|message|>1204<|end|><|start|>assistant<|channel|>final<|message|>1297",
+     "1297", "analysis channel"),
+    ("Reasoning: it might be 1204.\nFinal answer: 1297", "1297",
+     "reasoning preamble"),
+])
+def test_reasoning_is_set_aside_and_kept(text: str, answer: str, how: str) -> None:
+    r = set_aside_reasoning(text)
+    assert (r.text, how in r.how) == (answer, True)
+    assert any("1204" in b for b in r.blocks)
+
+
+def test_no_reasoning_leaves_the_text() -> None:
+    assert set_aside_reasoning("Price 1297 <b>").text == "Price 1297 <b>"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ('{"ticker": "ORCL", "price": 291.3, "change_pct": -0.4}',
+     "ORCL price: 291.3; change percent: -0.4%"),
+    ('{"last_price": 1455.00}', "last price: 1455.00"),  # JSON's digits as written
+    ('{"ORCL": {"price": 291.3}}', "ORCL price: 291.3"),
+    ("{'price': 291.3}", "price: 291.3"),  # a Python dict from a REPL
+    ('{"value": 48.79, "unit": "万亿元", "year": 2024}', "value: 48.79万亿元; year: 2024"),
+    ('{"revenue": 660.26, "unit": "billion", "currency": "RMB"}', "revenue: 660.26 billion RMB"),
+    ("\\boxed{2315}", "2315"),
+    ("$\\boxed{12.5\\%}$", "12.5%"),
+    (">>> quote('AMD')\n{'price': 233.4}", "price: 233.4"),
+    ("lastPrice: 233.4", "last price: 233.4"),
+])
+def test_structures_become_statements(text: str, expected: str) -> None:
+    assert structured.unwrap(text)[0].strip() == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("−2.01%", "-2.01%"), ("1'234.5", "1,234.5"),
+    ("1 234,5", "1,234.5"), ("23.751,24", "23,751.24"), ("2.4517e+02", "245.17"),
+    ("1.52 × 10^5", "152000"), ("1.52×10⁵", "152000"), ("三千二百一十五点四八点", "3215.48点"),
+    ("一千五百零六点二七亿元", "1506.27亿元"), ("百分之二点三", "2.3%"), ("负零点四", "-0.4"),
+    ("两千三百万", "2300万"), ("七点一二九零", "7.1290"),
+    # words made of numeral characters are not numbers
+    ("百度", "百度"), ("三一重工", "三一重工"), ("万科A", "万科A"), ("一度涨至", "一度涨至"),
+    ("千万", "千万"), ("2025年10月", "2025年10月"), ("112，114", "112，114"),
+])
+def test_numbers_in_one_form(text: str, expected: str) -> None:
+    assert numerals.uniform(text)[0] == expected
+
+
+def test_full_width_forms_by_nfkc_keep_the_clause_comma() -> None:
+    assert numerals.fullwidth("１４５５．００元，跌２．０１％（收盘）") == (
+        "1455.00元，跌2.01%(收盘)", ["full-width → ASCII"])
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("AMD $233.40 ▲2.3%", "AMD $233.40 +2.3%"), ("▼ 1.64%", "-1.64%"),
+    ("2.3% ↓", "-2.3%"), ("Change: (1.64%)", "Change: -1.64%"),
+    ("| 涨跌幅 | (0.81%) |", "| 涨跌幅 | -0.81% |"), ("涨跌幅 (0.81%)", "涨跌幅 -0.81%"),
+    # brackets right after a price are the quote's change, not a sign
+    ("PFE 24.10 (0.7%)", "PFE 24.10 (0.7%)"),
+    ("贵州茅台(600519)", "贵州茅台(600519)"),  # a code
+    ("上涨 (0.5%)", "上涨 (0.5%)"),  # a rise word says it is not negative
+])
+def test_signs(text: str, expected: str) -> None:
+    assert signs.uniform(text)[0] == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("AMD $233.40 +2.3%", "AMD  last price $233.40 +2.3%"),
+    ("招商银行 41.2元，涨跌-1.3%", "招商银行 最新价 41.2元，涨跌-1.3%"),
+    ("沪深300 4,514.15", "沪深300 4,514.15"),  # the number names the index
+    ("贵州茅台 600519", "贵州茅台 600519"),  # a code, not a price
+    ("贵州茅台日内区间 1,454.03 - 1,488.00 元", "贵州茅台日内区间 1,454.03 - 1,488.00 元"),
+    ("52-wk range $78 – $105", "52-week range $78 – $105"),
+    ("GC Dec25 4,255.9", "GC Dec 2025 4,255.9"), ("Dec '25", "Dec 2025"),
+    ("黄金2512合约", "黄金2025年12月合约"), ("On October 17 the rate", "On October 17 the rate"),
+    ("Dec 25, 2025", "Dec 25, 2025"), ("腾讯约为HK$410", "腾讯约为 HK$410"),
+    ("Umsatz 31.12.2024: 245,12 Mrd. USD", "Umsatz 2024-12-31: 245.12 billion USD"),
+])
+def test_quote_lines_and_labels(text: str, expected: str) -> None:
+    assert quotes.uniform(text)[0] == expected
+
+
+def test_evidence_names_the_rewrites_and_keeps_the_reasoning() -> None:
+    c = canonical("<think>1204?</think>\n{\"price\": \"１２９７\"}")
+    assert c.text == "price: 1297"
+    assert c.rewrites == ("think block set aside", "full-width → ASCII", "JSON as statements")
+    assert c.evidence() == {"rewrites": list(c.rewrites), "text": "price: 1297",
+                            "reasoning": ["1204?"]}
+    assert canonical("Price 1297.").evidence() == {}
+
+
+def test_self_corrections_are_found() -> None:
+    text = "It was $1,204 million. Wait, let me re-check... actually it is $1,297 million."
+    assert canonical(text).corrections == (23, 29, 48)  # wait, let me re-check, actually
+    assert canonical("更正：最新价应为249.34美元").corrections == (0,)
+    assert canonical("The price rose 2%.").corrections == ()

@@ -9,7 +9,6 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from assay.core.errors import ConfigError
 from assay.core.types import Answer, Item, Score, TruthSnapshot
 
 from .base import CodeEvaluator, missing_fields
@@ -36,11 +35,8 @@ class FinanceRubricEvaluator(CodeEvaluator):
         # rounding: how T2/T3's "rounding errors are allowed" reads — "benchmark" (both at the
         # coarser precision shown, the release judge's reading) or "strict" (the reference's
         # and the question's decimals); docs/rubric.md sets them side by side
-        from .historical.tolerance import ROUNDINGS
-        if rounding not in ROUNDINGS:
-            raise ConfigError(f"finance-rubric: rounding must be one of {', '.join(ROUNDINGS)}, "
-                              f"not {rounding!r}")
-        self.rounding = rounding
+        from .historical.tolerance import rounding_reading
+        self.rounding = rounding_reading(rounding)
         self.t1 = FinanceRubric(stamp=version())
         self._historical: Any = None  # the T2/T3 reader, loaded for the first such item
 

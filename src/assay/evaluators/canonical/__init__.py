@@ -34,28 +34,18 @@ class Canonical:
     reasoning: tuple[str, ...]  # reasoning set aside
     corrections: tuple[int, ...]  # offsets in `text` where a self-correction starts
 
-    @property
-    def changed(self) -> bool:
-        return self.text != self.source
-
     def evidence(self) -> dict[str, object]:
         """What a score's evidence says about the reading (empty when nothing changed)."""
         out: dict[str, object] = {}
         if self.rewrites:
             out["rewrites"] = list(self.rewrites)
-        if self.changed:
+        if self.text != self.source:
             out["text"] = self.text
         if self.reasoning:
             out["reasoning"] = list(self.reasoning)
         if self.corrections:
             out["corrections"] = list(self.corrections)
         return out
-
-    def describe(self, zh: bool) -> str:
-        if not self.rewrites:
-            return ""
-        return ("（读取前：" + "，".join(self.rewrites) + "）") if zh else \
-            f" (read after: {', '.join(self.rewrites)})"
 
 
 def set_aside_reasoning(text: str) -> reasoning.Reasoning:

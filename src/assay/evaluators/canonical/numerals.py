@@ -17,6 +17,8 @@ import re
 import unicodedata
 from decimal import Decimal, InvalidOperation
 
+from .steps import Step, apply
+
 _FULL = re.compile("[\uff01-\uff0b\uff0d-\uff5e\u3000]")
 _DASH_MINUS = re.compile("[\u2212\u2012\u2013\u2014\u2015\ufe63\uff0d\u2796](?=\\s?\\d)")
 _APOS = re.compile("(?<=\\d)['\u2019\u02bc](?=\\d{3}(?!\\d))")
@@ -108,36 +110,20 @@ def fullwidth(text: str) -> tuple[str, list[str]]:
         ["full-width → ASCII"]
 
 
+UNIFORM = (
+    Step("Unicode minus → -", lambda t: _DASH_MINUS.search(t) is not None, _DASH_MINUS, "-"),
+    Step("apostrophe thousands", lambda t: "'" in t or "\u2019" in t or "\u02bc" in t, _APOS, ","),
+    Step("thin-space thousands", lambda t: "\u2009" in t or "\u202f" in t or "\u00a0" in t,
+         _THIN, ","),
+    Step("decimal comma", lambda t: "," in t, _EURO,
+         lambda m: m.group(1).replace(m.group(2), ",") + "." + m.group(3)),
+    Step("× 10^n → decimal", lambda t: "10" in t and ("^" in t or any(
+        c in t for c in "⁰¹²³⁴⁵⁶⁷⁸⁹")), _TIMES_TEN, _times_ten),
+    Step("scientific notation", lambda t: "e" in t or "E" in t, _SCI, _sci),
+    Step("Chinese numerals", lambda t: any(c in t for c in "十百千万亿点") and any(
+        c in t for c in _CN_DIGIT), _CN_RUN, _cn),
+)
+
+
 def uniform(text: str) -> tuple[str, list[str]]:
-    done: list[str] = []
-    if _DASH_MINUS.search(text) is not None:
-        text = _DASH_MINUS.sub("-", text)
-        done.append("Unicode minus → -")
-    if "'" in text or "\u2019" in text or "\u02bc" in text:
-        new = _APOS.sub(",", text)
-        if new != text:
-            text = new
-            done.append("apostrophe thousands")
-    if "\u2009" in text or "\u202f" in text or "\u00a0" in text:
-        text = _THIN.sub(",", text)
-    if "," in text:
-        new = _EURO.sub(lambda m: m.group(1).replace(m.group(2), ",") + "." + m.group(3), text)
-        if new != text:
-            text = new
-            done.append("decimal comma")
-    if "10" in text and ("^" in text or any(c in text for c in "⁰¹²³⁴⁵⁶⁷⁸⁹")):
-        new = _TIMES_TEN.sub(_times_ten, text)
-        if new != text:
-            text = new
-            done.append("× 10^n → decimal")
-    if "e" in text or "E" in text:
-        new = _SCI.sub(_sci, text)
-        if new != text:
-            text = new
-            done.append("scientific notation")
-    if any(c in text for c in "十百千万亿点") and any(c in text for c in _CN_DIGIT):
-        new = _CN_RUN.sub(_cn, text)
-        if new != text:
-            text = new
-            done.append("Chinese numerals")
-    return text, done
+    return apply(text, UNIFORM)

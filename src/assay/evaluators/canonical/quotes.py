@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from .lexicon import INDEX_NUMBERS
+from .steps import Step, apply
 
 _TICKER = r"(?:[A-Z]{1,5}(?:[.-][A-Z]{1,2})?|\d{4,6}\.(?:HK|SH|SZ|SS|T)|\^[A-Z]{2,5})"
 _CJK_NAME = r"[\u4e00-\u9fff]{2,8}(?:[A-Z]{1,2}\b)?(?:[（(][^()（）\n]{1,12}[)）])?"
@@ -84,34 +85,31 @@ def _scale_word(m: re.Match[str]) -> str:
     return " trillion"
 
 
+def _contract_en(m: re.Match[str]) -> str:
+    return f"{m.group(1)} 20{m.group(2)}"
+
+
+def _contract_zh(m: re.Match[str]) -> str:
+    return f"20{m.group(1)}年{int(m.group(2))}月"
+
+
+def _dmy(m: re.Match[str]) -> str:
+    return f"{m.group(3)}-{int(m.group(2)):02d}-{int(m.group(1)):02d}"
+
+
+UNIFORM = (
+    Step("day.month.year as a date", lambda t: "." in t, _DMY, _dmy),
+    Step("decimal comma", lambda t: "," in t, _LONE_DECIMAL_COMMA, r"\1.\2"),
+    Step("Mrd./Mio. → billion/million", lambda t: "M" in t or "B" in t, _SCALE_WORDS,
+         _scale_word),
+    Step("currency mark apart", lambda t: "$" in t, _GLUED_CURRENCY, " "),
+    Step("quote line: latest price", lambda t: True, _QUOTE_LINE, _quote),
+    Step("52-wk → 52-week", lambda t: "52" in t, _WEEKS52, "52-week"),
+    Step("contract month as a date", lambda t: True, _CONTRACT_EN, _contract_en),
+    Step("contract month as a date", lambda t: "合约" in t or "主力" in t or "期货" in t or
+         "交割" in t, _CONTRACT_ZH, _contract_zh),
+)
+
+
 def uniform(text: str) -> tuple[str, list[str]]:
-    done: list[str] = []
-    if "." in text and _DMY.search(text) is not None:
-        text = _DMY.sub(lambda m: f"{m.group(3)}-{int(m.group(2)):02d}-{int(m.group(1)):02d}",
-                        text)
-        done.append("day.month.year as a date")
-    if "," in text and _LONE_DECIMAL_COMMA.search(text) is not None:
-        text = _LONE_DECIMAL_COMMA.sub(r"\1.\2", text)
-        done.append("decimal comma")
-    if "M" in text or "B" in text:
-        new = _SCALE_WORDS.sub(_scale_word, text)
-        if new != text:
-            text = new
-            done.append("Mrd./Mio. → billion/million")
-    if "$" in text:
-        text = _GLUED_CURRENCY.sub(" ", text)
-    new = _QUOTE_LINE.sub(_quote, text)
-    if new != text:
-        text = new
-        done.append("quote line: latest price")
-    if "52" in text:
-        new = _WEEKS52.sub("52-week", text)
-        if new != text:
-            text = new
-            done.append("52-wk → 52-week")
-    new = _CONTRACT_EN.sub(lambda m: f"{m.group(1)} 20{m.group(2)}", text)
-    new = _CONTRACT_ZH.sub(lambda m: f"20{m.group(1)}年{int(m.group(2))}月", new)
-    if new != text:
-        text = new
-        done.append("contract month as a date")
-    return text, done
+    return apply(text, UNIFORM)

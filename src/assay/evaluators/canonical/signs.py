@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from .steps import Step, apply
+
 _UP = "▲↑🔺⬆📈△⇧"
 _DOWN = "▼↓🔻⬇📉▽⇩"
 _ARROW_BEFORE = re.compile(rf"([{_UP}{_DOWN}])\ufe0f?\s*([+-]?)(?=[$¥€£]?\s?\d|HK\$|US\$)")
@@ -33,22 +35,22 @@ def _after(m: re.Match[str]) -> str:
     return ("-" if m.group(2) in _DOWN else "+") + m.group(1)
 
 
-def uniform(text: str) -> tuple[str, list[str]]:
-    done: list[str] = []
-    if any(c in text for c in _UP + _DOWN):
-        new = _ARROW_BEFORE.sub(_before, text)
-        new = _ARROW_AFTER.sub(_after, new)
-        if new != text:
-            text = new
-            done.append("arrows → signs")
-    if "(" in text or "（" in text:
-        def negative(m: re.Match[str]) -> str:
-            if _NOT_ACCOUNTING.search(text, 0, m.start(2)) is not None:
-                return m.group(0)
-            return f"{m.group(1)}{m.group(2)}-{m.group(3)}"
+def _negative(m: re.Match[str]) -> str:
+    if _NOT_ACCOUNTING.search(m.string, 0, m.start(2)) is not None:
+        return m.group(0)
+    return f"{m.group(1)}{m.group(2)}-{m.group(3)}"
 
-        new = _ACCOUNTING.sub(negative, text)
-        if new != text:
-            text = new
-            done.append("accounting negative")
-    return text, done
+
+def _arrows(text: str) -> bool:
+    return any(c in text for c in _UP + _DOWN)
+
+
+UNIFORM = (
+    Step("arrows → signs", _arrows, _ARROW_BEFORE, _before),
+    Step("arrows → signs", _arrows, _ARROW_AFTER, _after),
+    Step("accounting negative", lambda t: "(" in t or "（" in t, _ACCOUNTING, _negative),
+)
+
+
+def uniform(text: str) -> tuple[str, list[str]]:
+    return apply(text, UNIFORM)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from assay.core.errors import ConfigError
 from assay.core.types import Answer, Item, Score, ScoreStatus
 from assay.evaluators.canonical import canonical
 
@@ -21,7 +20,7 @@ from . import wording as W
 from .kind import is_historical, version
 from .quantities import normalise, read_mentions
 from .reference import ReferenceError, parse_reference, question_decimals
-from .tolerance import BENCHMARK, FAIL, PASS, ROUNDINGS, UNSURE
+from .tolerance import BENCHMARK, FAIL, PASS, UNSURE, rounding_reading
 
 __all__ = ["NAME", "HistoricalRubric", "is_historical", "version"]
 
@@ -39,10 +38,7 @@ class HistoricalRubric:
     requires: tuple[str, ...] = ("prompt", "response_reference")
 
     def __init__(self, rounding: str = BENCHMARK) -> None:
-        if rounding not in ROUNDINGS:
-            raise ConfigError(f"finance-rubric: rounding must be one of {', '.join(ROUNDINGS)}, "
-                              f"not {rounding!r}")
-        self.rounding = rounding
+        self.rounding = rounding_reading(rounding)
 
     @property
     def version(self) -> str:

@@ -65,13 +65,19 @@ def canonical(answer: str) -> Canonical:
     text = r.text
     text, names = numerals.fullwidth(text)
     done += names
+    blocks = r.blocks
     for _ in range(2):  # {"answer": "{\"price\": 1455}"}: a structure inside a structure
         text, names = structured.unwrap(text)
         done += [n for n in names if n not in done]
+        if names:  # a fence or a wrapper may have held the reasoning too
+            inner = reasoning.set_aside(text)
+            if inner.how:
+                text, blocks = inner.text, blocks + inner.blocks
+                done.append(f"{inner.how} set aside")
         if "JSON as statements" not in names:
             break
     for step in (numerals.uniform, signs.uniform, quotes.uniform):
         text, names = step(text)
         done += names
     text = text.strip()
-    return Canonical(answer, text, tuple(done), r.blocks, corrections.positions(text))
+    return Canonical(answer, text, tuple(done), blocks, corrections.positions(text))

@@ -22,8 +22,13 @@ _HARMONY_FINAL = re.compile(r"<\|channel\|>\s*final\s*<\|message\|>", re.IGNOREC
 _HARMONY_TOKEN = re.compile(r"<\|[a-z_]+\|>", re.IGNORECASE)
 # A preamble that announces itself as reasoning, ended by a line that announces the answer.
 _PREAMBLE = re.compile(
-    r"\A\s*(?:\*\*|#+\s*)?(?:reasoning|thinking|thought process|chain of thought|analysis|"
-    r"scratchpad|思考过程|思考|推理过程|推理|分析过程)\s*(?:\*\*)?\s*[:：]", re.IGNORECASE)
+    r"^\s*(?:\*\*|#+\s*)?(?:reasoning|thinking|thought process|chain of thought|analysis|"
+    r"scratchpad|思考过程|思考|推理过程|推理|分析过程)\s*(?:\*\*)?\s*[:：]", re.IGNORECASE | re.MULTILINE)
+
+
+def _preamble(text: str) -> re.Match[str] | None:
+    """A reasoning preamble in the answer's first lines (after a greeting or a fence)."""
+    return _PREAMBLE.search(text, 0, 300)
 _ANSWER_LINE = re.compile(
     r"^\s*(?:\*\*|#+\s*)?(?:final answer|answer|最终答案|最终回答|答案|回答|结论)\s*(?:\*\*)?\s*[:：]",
     re.IGNORECASE | re.MULTILINE)
@@ -38,7 +43,7 @@ class Reasoning:
 
 def set_aside(text: str) -> Reasoning:
     """The answer without its reasoning, and the reasoning kept apart (as evidence)."""
-    if "<" not in text and "◁" not in text and not _PREAMBLE.match(text):
+    if "<" not in text and "◁" not in text and _preamble(text) is None:
         return Reasoning(text, (), "")
     blocks: list[str] = []
     hows: list[str] = []
@@ -51,7 +56,7 @@ def set_aside(text: str) -> Reasoning:
 
     def cut(m: re.Match[str]) -> str:
         blocks.append((m.group(2) if m.group(2) is not None else m.group(3) or "").strip())
-        return "\n"
+        return " "  # not a newline: the block may sit inside a JSON string
 
     text, n = _BLOCK.subn(cut, text)
     if n:
@@ -67,8 +72,9 @@ def set_aside(text: str) -> Reasoning:
         blocks.append(text[opened.end():].strip())
         text = text[:opened.start()]
         hows.append("unclosed think block")
-    if _PREAMBLE.match(text):
-        answer = list(_ANSWER_LINE.finditer(text))
+    pre = _preamble(text)
+    if pre is not None:
+        answer = [a for a in _ANSWER_LINE.finditer(text) if a.start() > pre.start()]
         if answer:
             blocks.append(text[:answer[-1].start()].strip())
             text = text[answer[-1].end():]  # the label "Final answer:" is not the answer

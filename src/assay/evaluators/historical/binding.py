@@ -51,6 +51,7 @@ class Reading:
     value: Decimal | None  # as compared (the reading that decided), in the point's units
     how: str  # how the answer's text was read ("as written", "bare number in 亿", "0.1567 = 15.67%")
     explained_by: str = ""  # another key point this value passes
+    unlabelled: bool = False  # stated with no key point's label beside it (bound by value)
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"text": self.mention.text,
@@ -245,9 +246,17 @@ class Context:
     fall_asked: bool = False
     keys: dict[int, str] = field(default_factory=dict)  # mention start → key (keyed lists)
     rounding: str = BENCHMARK  # the reading of "rounding errors are allowed"
+    compare_asked: int = 0  # the question asks how much lower (-1) or higher (+1) A is than B
 
     def read(self, p: KeyPoint, m: Mention) -> Reading | None:
-        return read_value(p, self.ref, m, self.question_q(p), self.fall_asked, self.rounding)
+        r = read_value(p, self.ref, m, self.question_q(p), self.fall_asked, self.rounding)
+        if r is not None and r.verdict.outcome != FAIL and self.compare_asked:
+            said = _comparison_before(self.text, m.start)
+            if said and said != self.compare_asked:
+                # "工行比建行低多少个百分点？" answered "工行比建行高0.38个百分点": the other way round
+                r.verdict = Verdict(FAIL, r.verdict.accepted, "the answer compares the other "
+                                    "way round from the question (higher / lower)")
+        return r
 
     def question_q(self, p: KeyPoint) -> Decimal | None:
         if self.question_decimals is None or p.qty is None:
@@ -260,7 +269,7 @@ def make_context(text: str, question: str, ref: Reference, mentions: list[Mentio
                  decimals: int | None, rounding: str = BENCHMARK) -> Context:
     ctx = Context(text, question, ref, mentions, FN.blocks(text), decimals,
                   P.period_of(question), bool(_FALL_ASKED.search(question)),
-                  rounding=rounding)
+                  rounding=rounding, compare_asked=_comparison_asked(question))
     if ref.keyed:
         ctx.keys = {m.start: k for m in mentions if (k := mention_key(text, m, mentions,
                                                                      ref.keyed))}
@@ -307,6 +316,67 @@ def _labels_named(segment: str, points: list[KeyPoint]) -> set[str]:
     return out
 
 
+def _label_hinted(segment: str, points: list[KeyPoint]) -> set[str]:
+    """The one label whose distinctive parts `segment` names ("工行" for 工商银行 beside 建设银行,
+    "turnover" for Weekly turnover rate): enough to say a value is stated under a label, never
+    to move it to another point (a synonym may share a character: 振幅 is not 涨跌幅)."""
+    parts = {p.id: _parts(p.label) for p in points if p.label}
+    common = set.intersection(*parts.values()) if parts else set()
+    low = segment.lower()
+    words = set(re.findall(r"[a-z]{3,}", low))
+    hits = {pid for pid, ps in parts.items()
+            if any((t in low) if not t.isascii() else any(w.startswith(t[:max(3, len(w))])
+                                                          or t.startswith(w) for w in words)
+                   for t in ps - common)}
+    return hits if len(hits) == 1 else set()
+
+
+def _parts(label: str) -> set[str]:
+    """A label's characters (CJK) and words (Latin), the units that tell labels apart."""
+    low = label.lower()
+    return {c for c in low if "\u4e00" <= c <= "\u9fff"} | set(re.findall(r"[a-z]{3,}", low))
+
+
+_ASK_LOWER = re.compile(r"比.{1,30}?(?:低|少|小)(?:了)?多少|(?:lower|less|smaller|below)\s+than\b.{0,60}?"
+                        r"(?:by\s+how\s+much|how\s+many)|how\s+much\s+(?:lower|less|smaller)",
+                        re.IGNORECASE)
+_ASK_HIGHER = re.compile(r"比.{1,30}?(?:高|多|大)(?:了)?多少|(?:higher|more|greater|above)\s+than\b"
+                         r".{0,60}?(?:by\s+how\s+much|how\s+many)|how\s+much\s+(?:higher|more|"
+                         r"greater)", re.IGNORECASE)
+_SAID = re.compile(r"(?:高|多|大|higher|more|greater|above)|(?P<low>低|少|小|lower|less|smaller|below)",
+                   re.IGNORECASE)
+
+
+def _comparison_asked(question: str) -> int:
+    lower, higher = _ASK_LOWER.search(question), _ASK_HIGHER.search(question)
+    return -1 if lower and not higher else 1 if higher and not lower else 0
+
+
+def _comparison_before(text: str, pos: int) -> int:
+    """The comparison word nearest before `pos` in its clause: -1 lower, +1 higher, 0 none."""
+    start = max(text.rfind(c, 0, pos) for c in "，,。；;\n") + 1
+    found = list(_SAID.finditer(text, start, pos))
+    if not found:
+        return 0
+    return -1 if found[-1].group("low") else 1
+
+
+def by_value_only(results: list[PointResult]) -> list[PointResult]:
+    """Labelled key points that pass only by values stated under no label the reader knows:
+    when two or more do, the answer's labels may be swapped ("ICBC 48.82 | CCB 43.24 | ABC
+    40.57" for 工商银行 48.82, 建设银行 40.57, 农业银行 43.24) and the values alone cannot tell:
+    unsure, not passed. One such point among labelled ones cannot be swapped with another."""
+    loose = [r for r in results if r.outcome == PASS and r.point.label and r.used
+             and all(u.unlabelled for u in r.used)]
+    if len(loose) < 2:
+        return results
+    for r in loose:
+        r.outcome = UNSURE
+        r.why = (f"the value is not stated under «{r.point.label}» or another label the reader "
+                 "knows, and other key points are bound the same way: the labels may be swapped")
+    return results
+
+
 # ------------------------------------------------------------------------- numbers
 def bind_number(p: KeyPoint, ctx: Context, others: list[KeyPoint]) -> PointResult:
     keyed = ctx.ref.keyed is not None and p.id in ctx.ref.keys
@@ -324,13 +394,17 @@ def bind_number(p: KeyPoint, ctx: Context, others: list[KeyPoint]) -> PointResul
                 continue
             if keyed and ctx.keys.get(m.start) != want:
                 continue
+            named: set[str] | None = None
             if not keyed and p.label and labelled:
-                named = _labels_named(key_text(ctx.text, m, ctx.mentions), labelled)
+                named = set(_labels_named(key_text(ctx.text, m, ctx.mentions), labelled))
                 if named and p.id not in named:
                     continue  # said under another key point's label: 建设银行43.24万亿元
             r = ctx.read(p, m)
             if r is None:
                 continue
+            if named is not None and not named and len(labelled) >= 2 and _label_hinted(
+                    key_text(ctx.text, m, ctx.mentions), labelled) != {p.id}:
+                r.unlabelled = True  # "ICBC 48.82 | CCB 43.24": no label the reader knows
             if r.verdict.outcome == FAIL and not keyed:
                 for o in others:
                     if o is p or o.kind not in ("number", "range"):

@@ -72,7 +72,7 @@ class HistoricalRubric:
                              self.rounding)
         numbers = [p for p in ref.points if p.kind in ("number", "range")]
         names = [p for p in ref.points if p.kind == "name"]
-        results = [B.bind_number(p, ctx, numbers) for p in numbers]
+        results = B.by_value_only([B.bind_number(p, ctx, numbers) for p in numbers])
         passed_spans = [(r.mention.start, r.mention.end) for res in results
                         if res.outcome == PASS for r in res.used]
         results += [N.bind_name(p, ctx, passed_spans, list(ref.points)) for p in names]

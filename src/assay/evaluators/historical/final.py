@@ -20,9 +20,8 @@ STRONG = re.compile(
     r"综上所述|综上|综合来看|综合以上|综合上述|总结|总之|结论|最终答案|最终结果|最终|"
     r"答案(?:是|为|：|:|如下)|回答(?:：|:)|"
     r"(?<![a-z])(?:in\s+summary|to\s+summari[sz]e|summary|to\s+sum\s+up|in\s+conclusion|"
-    r"conclusion|final\s+answer|the\s+answer\s+is|answer\s*[:：]|in\s+short|overall,)|"
-    # a self-correction starts the answer's latest word (canonical.corrections)
-    + CORRECTIONS.pattern, re.IGNORECASE)
+    r"conclusion|final\s+answer|the\s+answer\s+is|answer\s*[:：]|in\s+short|overall,)",
+    re.IGNORECASE)
 WEAK = re.compile(
     r"因此|所以|故答案|由此可见|由此可知|可见|可知|即为|"
     r"(?<![a-z])(?:therefore|thus|hence|so,|so\s+the|as\s+a\s+result|consequently|"
@@ -111,14 +110,9 @@ def blocks(text: str) -> list[Block]:
             seen.add(start)
             out.append(Block(start, n, why, head, strong))
 
-    for m in reversed(list(STRONG.finditer(text))):
-        head = _head(text, m.start())
-        if CORRECTIONS.fullmatch(m.group(0)) and head[1] < n and text[head[1]:].strip():
-            # "等一下，465.74亿元是2023年的数据；2024年为543.45亿元": what a correction says
-            # last is its answer, not the sentence that retracts the earlier figure
-            last = sentence_start(text, n - len(text) + len(text.rstrip()) - 1)
-            head = (last, n)
-        add(m.start(), m.group(0), head, True)
+    floor = correction_floor(text)
+    for m in reversed(list(STRONG.finditer(text, floor))):
+        add(m.start(), m.group(0), _head(text, m.start()), True)
     # then, latest first: a weak marker, the last table, the lines after the last table
     rest: list[tuple[int, str, tuple[int, int], bool]] = []
     tbl = tables(text)
@@ -129,12 +123,35 @@ def blocks(text: str) -> list[Block]:
             after = e + (len(text[e:]) - len(text[e:].lstrip()))
             rest.append((after, "after the last table", (after, sentence_end(text, after)),
                          False))
-    for m in WEAK.finditer(text):
+    for m in WEAK.finditer(text, floor):
         rest.append((m.start(), m.group(0), _head(text, m.start()), False))
     for start, why, head, strong in sorted(rest, key=lambda x: -x[0]):
-        add(start, why, head, strong)
-    add(0, "whole answer", (0, n), False)
+        if start >= floor:
+            add(start, why, head, strong)
+    if floor:
+        # "等一下，465.74亿元是2023年的数据；2024年为543.45亿元": what follows the correction's own
+        # sentence is its answer, not the sentence that retracts the earlier figure
+        after = sentence_end(text, floor)
+        head = (after, n) if _DIGIT.search(text, after) is not None else (floor, n)
+        add(floor, "the self-correction", head, False)
+    else:
+        add(0, "whole answer", (0, n), False)
     return out
+
+
+_DIGIT = re.compile(r"\d")
+# what a correction can restate: a figure or a name (a capitalised word, two CJK characters)
+_RESTATED = re.compile(r"\d|\b[A-Z][a-z]+|[\u4e00-\u9fff]{2}")
+
+
+def correction_floor(text: str) -> int:
+    """Where the answer's last self-correction starts (0 when none): what it said before is
+    replaced by what it says after, so the final statement is looked for after it. A marker
+    followed by no figure or name ("actually quite impressive") replaces nothing."""
+    for m in reversed(list(CORRECTIONS.finditer(text))):
+        if _RESTATED.search(text, m.end()) is not None:
+            return m.start()
+    return 0
 
 
 def heads_after(text: str, block: Block) -> list[tuple[int, int]]:

@@ -89,6 +89,16 @@ def _latest_only(values: list[Bound]) -> tuple[list[Bound], list[Bound]]:
     return keep, earlier
 
 
+def _superseded(values: list[Bound], correction: int) -> tuple[list[Bound], list[Bound]]:
+    """Values stated before the answer's last self-correction, of a field the correction states
+    again: the correction replaces them, whatever dates they carry."""
+    restated = {b.field for b in values if b.mention.start >= correction}
+    keep = [b for b in values if b.mention.start >= correction or b.field not in restated
+            or b.mention.start < 0]
+    gone = [b for b in values if 0 <= b.mention.start < correction and b.field in restated]
+    return keep, gone
+
+
 def _identity(item: Item, criteria: Criteria, snap: TruthSnapshot) -> Identity:
     tickers = tuple(str(item.get(k)).strip() for k in ("wind_ticker", "akshare_ticker",
                                                        "yfinance_ticker")
@@ -249,12 +259,11 @@ class FinanceRubric(CodeEvaluator):
                 ignored.append(b)
         earlier: list[Bound] = []
         if len(counted) > len({b.field for b in counted}):  # some field has several values
-            dated = with_days(text, counted)
+            superseded: list[Bound] = []
             if read_as.corrections:  # a self-correction supersedes what it states again
-                last = read_as.corrections[-1]
-                dated = [replace(b, earlier=True) if 0 <= b.mention.start < last else b
-                         for b in dated]
-            counted, earlier = _latest_only(dated)
+                counted, superseded = _superseded(counted, read_as.corrections[-1])
+            counted, earlier = _latest_only(with_days(text, counted))
+            earlier += superseded
         evidence["ignored"] = [_ignored(b) for b in ignored] + [
             {**_ignored(b), "why": "an earlier day or time than the answer's latest value"}
             for b in earlier]

@@ -19,14 +19,16 @@ from assay.core.types import Answer, Item, ScoreStatus
 from assay.evaluators.finance import FinanceRubricEvaluator
 
 CORPORA = Path(__file__).resolve().parents[2] / "data" / "rubric_corpus"
-T1_FILES = ("t1/cases.jsonl", "t1/heldout.jsonl", "fresh/t1_A.jsonl", "fresh/t1_B.jsonl")
-T23_FILES = ("t23/cases.jsonl", "fresh/t23_A.jsonl", "fresh/t23_B.jsonl")
+T1_FILES = ("t1/cases.jsonl", "t1/heldout.jsonl", "fresh/t1_A.jsonl", "fresh/t1_B.jsonl",
+            "fresh/t1_C.jsonl")
+T23_FILES = ("t23/cases.jsonl", "fresh/t23_A.jsonl", "fresh/t23_B.jsonl", "fresh/t23_C.jsonl")
 
 _FW_DIGITS = str.maketrans("0123456789", "０１２３４５６７８９")
 _FW_PUNCT = str.maketrans({":": "：", ";": "；", "(": "（", ")": "）"})
 _SIGNED_PCT = re.compile(r"(?<=[\s(（:：])([+-])(\d[\d,]*(?:\.\d+)?%)")
 _MINUS = re.compile(r"-(?=\d)")
-_GROUPED = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+# a number written with thousands commas, whole (not a CSV row's "00,980.10")
+_GROUPED = re.compile(r"(?<![\d.,:])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,:])")
 _ANSWER_LINE = re.compile(r"^\s*(?:\*\*|#+\s*)?(?:final answer|answer|最终答案|最终回答|答案|回答|结论)"
                           r"\s*(?:\*\*)?\s*[:：]", re.IGNORECASE | re.MULTILINE)
 
@@ -55,8 +57,9 @@ REWRITES: dict[str, Rewrite] = {
     "Unicode minus": lambda t: _MINUS.sub("\u2212", t),
     "arrows for signs": lambda t: _SIGNED_PCT.sub(
         lambda m: ("▲" if m.group(1) == "+" else "▼") + m.group(2), t),
-    "apostrophe thousands": lambda t: _GROUPED.sub("'", t),
-    "thin-space thousands": lambda t: _GROUPED.sub("\u202f", t),
+    "apostrophe thousands": lambda t: _GROUPED.sub(lambda m: m.group(0).replace(",", "'"), t),
+    "thin-space thousands": lambda t: _GROUPED.sub(lambda m: m.group(0).replace(",", "\u202f"),
+                                                   t),
     "CRLF line ends": lambda t: t.replace("\n", "\r\n"),
     "greeting and closing": lambda t: ("好的。\n" + t + "\n\n如需更多信息，请告诉我。") if _zh(t)
     else ("Sure.\n" + t + "\n\nLet me know if you need anything else."),
@@ -108,20 +111,13 @@ def test_rewrites_are_at_least_fifteen() -> None:
     assert len(REWRITES) >= 15
 
 
-# Invariance is not yet 100 % (issue 24 stays open): these many rewrites still change a
-# decision, all of them "self-correction ending on the same answer", "greeting and closing"
-# (T2/T3's final statement) and a JSON answer in a wrapper or a fence. The bound only goes down.
-KNOWN_BROKEN = {"t1": 0, "t23": 6}
-
-
 @pytest.mark.parametrize(("files", "folder"), [(T1_FILES, "t1"), (T23_FILES, "t23")],
                          ids=["T1", "T2/T3"])
 def test_decisions_survive_meaning_preserving_rewrites(files: tuple[str, ...],
                                                        folder: str) -> None:
     checked, broken = run(files, folder)
     assert checked > 5000
-    assert len(broken) <= KNOWN_BROKEN[folder], \
-        f"{len(broken)} of {checked} rewrites changed the decision: {broken[:10]}"
+    assert broken == [], f"{len(broken)} of {checked} rewrites changed the decision: {broken[:10]}"
 
 
 def _price(value: float) -> str:

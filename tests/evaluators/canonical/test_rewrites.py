@@ -9,22 +9,33 @@ from assay.evaluators.canonical import canonical, numerals, quotes, set_aside_re
 
 @pytest.mark.parametrize(("text", "answer", "how"), [
     ("<think>maybe 1204</think>\nThe answer is 1297.", "The answer is 1297.", "think block"),
-    ("draft 1204 </think> 1297", "1297", "think block (no opening tag)"),
+    ("draft 1204 </think>\n\n1297", "1297", "think block (no opening tag)"),
     ("<think>still thinking about 1204", "", "unclosed think block"),
     ("◁think▷1204◁/think▷1297", "1297", "think block"),
     ("<|channel|>analysis<|message|>1204<|end|><|start|>assistant<|channel|>final<|message|>1297",
+     "1297", "analysis channel"),
+    # an analysis after the final channel is not the answer either
+    ("<|channel|>final<|message|>1297<|end|><|start|>assistant<|channel|>analysis<|message|>1204",
      "1297", "analysis channel"),
     ("Reasoning: it might be 1204.\nFinal answer: 1297", "1297",
      "reasoning preamble"),
 ])
 def test_reasoning_is_set_aside_and_kept(text: str, answer: str, how: str) -> None:
+    """Linear in the reply whatever it repeats (a hostile review timed 100 KB of tags at 10 s
+    with the first regex version)."""
     r = set_aside_reasoning(text)
     assert (r.text, how in r.how) == (answer, True)
     assert any("1204" in b for b in r.blocks)
 
 
-def test_no_reasoning_leaves_the_text() -> None:
-    assert set_aside_reasoning("Price 1297 <b>").text == "Price 1297 <b>"
+@pytest.mark.parametrize("text", [
+    "Price 1297 <b>",
+    "Apple latest price: $247.45. Note: my answer omits </think> tags",  # prose about a tag
+    '{"score": 1, "reason": "the response hid its work in a <think> block"}',
+    "Analysis: Apple latest price $247.45.\nAnswer: see above",  # the label states nothing
+])
+def test_tags_and_labels_that_do_not_open_the_reply_are_text(text: str) -> None:
+    assert set_aside_reasoning(text).text == text
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -47,7 +58,12 @@ def test_structures_become_statements(text: str, expected: str) -> None:
 @pytest.mark.parametrize(("text", "expected"), [
     ("−2.01%", "-2.01%"), ("1'234.5", "1,234.5"),
     ("1 234,5", "1,234.5"), ("23.751,24", "23,751.24"), ("2.4517e+02", "245.17"),
-    ("1.52 × 10^5", "152000"), ("1.52×10⁵", "152000"), ("三千二百一十五点四八点", "3215.48点"),
+    # the digits the mantissa shows are kept: 1.52 × 10^5 is precise to a thousand
+    ("1.52 × 10^5", "152 thousand"), ("1.52×10⁵元", "15.2万元"), ("2.2487e12元", "2.2487万亿元"),
+    ("1e999999", "1e999999"),  # no quantity is written so: left as text
+    ("营收二十亿零五百万元", "营收2005000000元"), ("一亿零五百万", "105000000"),
+    ("下跌负百分之二点三", "下跌-2.3%"), ("百分之十", "10%"), ("五十铃", "五十铃"), ("三十而立", "三十而立"),
+    ("rates 1.250,1.300", "rates 1.250,1.300"), ("三千二百一十五点四八点", "3215.48点"),
     ("一千五百零六点二七亿元", "1506.27亿元"), ("百分之二点三", "2.3%"), ("负零点四", "-0.4"),
     ("两千三百万", "2300万"), ("七点一二九零", "7.1290"),
     # words made of numeral characters are not numbers

@@ -21,7 +21,7 @@ from functools import lru_cache
 
 from . import corrections, numerals, quotes, reasoning, signs, structured
 
-__all__ = ["Canonical", "canonical", "set_aside_reasoning"]
+__all__ = ["MAX_CHARS", "Canonical", "canonical", "set_aside_reasoning", "too_long"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +33,13 @@ class Canonical:
     rewrites: tuple[str, ...]  # the rewrites that changed something, in order
     reasoning: tuple[str, ...]  # reasoning set aside
     corrections: tuple[int, ...]  # offsets in `text` where a self-correction starts
+    tool_end: int = -1  # where the last tool output (JSON, CSV, a fence) that prose follows ends
+
+    @property
+    def restated_from(self) -> int:
+        """Values before this offset are replaced by values of the same field stated after it
+        (a self-correction, or the answer's own words after a pasted tool output); -1: none."""
+        return max(self.corrections[-1] if self.corrections else -1, self.tool_end)
 
     def evidence(self) -> dict[str, object]:
         """What a score's evidence says about the reading (empty when nothing changed)."""
@@ -45,6 +52,8 @@ class Canonical:
             out["reasoning"] = list(self.reasoning)
         if self.corrections:
             out["corrections"] = list(self.corrections)
+        if self.tool_end >= 0:
+            out["tool_output_ends"] = self.tool_end
         return out
 
 
@@ -53,11 +62,35 @@ def set_aside_reasoning(text: str) -> reasoning.Reasoning:
     return reasoning.set_aside(text)
 
 
-@lru_cache(maxsize=4096)
+# The longest answer read (characters): a finance answer is a few thousand; past this the
+# readers say so (status error) instead of spending seconds on it.
+MAX_CHARS = 100_000
+_CACHED_UP_TO = 20_000  # longer answers are not kept in the cache
+
+
 def canonical(answer: str) -> Canonical:
-    """The canonical form of `answer`. Pure; cached (a score run reads the same answers once per
-    evaluator)."""
-    text = answer.strip()
+    """The canonical form of `answer`. Pure; short answers are cached (a score run reads the
+    same answer once per evaluator, the T1 rubric twice)."""
+    return _cached(answer) if len(answer) <= _CACHED_UP_TO else _build(answer)
+
+
+@lru_cache(maxsize=4096)
+def _cached(answer: str) -> Canonical:
+    return _build(answer)
+
+
+def too_long(answer: str, zh: bool) -> str:
+    """The reason an answer is not read ("" when it is read)."""
+    if len(answer) <= MAX_CHARS:
+        return ""
+    return (f"回复长达{len(answer)}个字符，超过评分器读取的上限{MAX_CHARS}，未评分。" if zh else
+            f"The answer is {len(answer):,} characters long, over the {MAX_CHARS:,} the rubric "
+            "reads: not scored.")
+
+
+def _build(answer: str) -> Canonical:
+    # the tool-output mark is ours: one in the answer itself means nothing
+    text = answer.replace(structured.TOOL_END, " ").strip()
     done: list[str] = []
     r = reasoning.set_aside(text)
     if r.how:
@@ -80,4 +113,8 @@ def canonical(answer: str) -> Canonical:
         text, names = step(text)
         done += names
     text = text.strip()
-    return Canonical(answer, text, tuple(done), blocks, corrections.positions(text))
+    tool_end = text.find(structured.TOOL_END)
+    if tool_end >= 0:
+        text = text.replace(structured.TOOL_END, "")
+        done.append("tool output before the answer's own words")
+    return Canonical(answer, text, tuple(done), blocks, corrections.positions(text), tool_end)

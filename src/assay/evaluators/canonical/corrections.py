@@ -10,15 +10,21 @@ from __future__ import annotations
 
 import re
 
+# Words that take back what was said. Each is a correction only where it stands as one: not
+# "market correction", "数据可能有误差", "Actually, over the past year…", "Updated: 10:35".
 MARKERS = re.compile(
-    r"(?<![a-z])(?:wait(?![-a-z])|actually(?=[\s,])|"
-    r"no,\s+(?:that|it|this)(?:'s|\s+(?:is|was))|hold on|hmm+|correction|corrected|let me (?:re-?check|"
-    r"double[- ]check|re-?calculate|recompute|verify|re-?verify|check again|look again)|"
-    r"on second thought|scratch that|my (?:mistake|bad|error)|i (?:made|have made) (?:an? )?"
-    r"(?:error|mistake)|i misread|i mis-?stated|sorry,? (?:that|the|i)|that(?:'s| is| was) "
-    r"(?:wrong|incorrect|not right)|update(?:d)?\s*:|re-?checking)|"
-    r"更正|修正|纠正|订正|不对|等等|等一下|重新核对|重新计算|重新检查|再核对|再确认一下|核对后|经核实|"
-    r"我算错|算错了|写错了|说错了|有误|抱歉", re.IGNORECASE)
+    r"(?<![a-z])(?:wait(?=[\s,.!…]|$)(?![\s,]*(?:and|for|until|till)\b)|"
+    r"actually,?\s+(?:it|the (?:answer|figure|value|price|number|total|correct)|that)(?:'s|\s+is|"
+    r"\s+was|\s+should)|actually,\s+(?-i:(?=[A-Z][a-z]+\s+[A-Z]))|"
+    r"no,\s+(?:that|it|this)(?:'s|\s+(?:is|was))|hold on(?=[\s,.!…])|"
+    r"(?:^|(?<=[\s.;:—–-]))correction\s*[:：,—–-]|corrected\s*[:：]|let me (?:re-?check|"
+    r"double[- ]check|re-?calculate|recompute|re-?verify|check again|look again)|"
+    r"on second thought|scratch that|my (?:mistake|bad)(?=[\s,.!:])|i (?:made|have made) "
+    r"(?:an? )?(?:error|mistake)|i misread|i mis-?stated|sorry,? (?:that|the figure|i was wrong)|"
+    r"that(?:'s| is| was) (?:wrong|incorrect|not right))|"
+    r"更正|(?:修正|纠正)(?:一下)?[:：，,]|订正|不对[，,。:：]|等等[，,。]|等一下|重新核对|重新计算|重新检查|再核对|"
+    r"核对后|经核实|我算错|算错了|写错了|说错了|有误(?![差])|抱歉[，,]?(?:刚才|上面|前面|之前)",
+    re.IGNORECASE | re.MULTILINE)
 
 
 def positions(text: str) -> tuple[int, ...]:

@@ -24,11 +24,12 @@ _DASH_MINUS = re.compile("[\u2212\u2012\u2013\u2014\u2015\ufe63\uff0d\u2796](?=\
 _APOS = re.compile("(?<=\\d)['\u2019\u02bc](?=\\d{3}(?!\\d))")
 _THIN = re.compile("(?<=\\d)[\u2009\u202f\u00a0](?=\\d{3}(?!\\d))")
 # "23.751,24", "1.234.567,5", "1 234,5": dots or blanks between thousands, a decimal comma
-_EURO = re.compile(r"(?<![\d.,])(\d{1,3}(?:([. ])\d{3})(?:\2\d{3})*),(\d{1,2})(?![\d,])")
-_SCI = re.compile(r"(?<![\w.])([-+]?\d+(?:\.\d+)?)[eE]([-+]?\d{1,3})(?!\w|\.\d)")
+_EURO = re.compile(r"(?<![\d.,])(\d{1,3}(?:([. ])\d{3})(?:\2\d{3})*),(\d{1,2})(?![\d,.])")
+# ASCII classes, not \w: "约2.4517e+02元" has CJK on both sides, and CJK is \w to `re`
+_SCI = re.compile(r"(?<![A-Za-z0-9_.])([-+]?\d+(?:\.\d+)?)[eE]([-+]?\d{1,3})(?![A-Za-z0-9_]|\.\d)")
 _SUPER = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
-_TIMES_TEN = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*[×xX*·]\s*10\s*(?:\^\s*\{?\s*([-+]?\d{1,3})\s*\}?|"
-                        r"([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]{1,3}))")
+_TIMES_TEN = re.compile(r"(?<![A-Za-z0-9_.])(\d+(?:\.\d+)?)\s*[×xX*·]\s*10\s*"
+                        r"(?:\^\s*\{?\s*([-+]?\d{1,3})(?:\s*\})?|([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]{1,3}))")
 _CN_DIGIT = "零〇一二两三四五六七八九"
 _CN_VALUE = {"零": "0", "〇": "0", "一": "1", "二": "2", "两": "2", "三": "3", "四": "4", "五": "5",
              "六": "6", "七": "7", "八": "8", "九": "9"}
@@ -37,8 +38,12 @@ _CN_ALL = _CN_DIGIT + "十百千万亿"
 # (十百千万亿) or a decimal part ("点" then digits). Single characters and words made of them
 # (一度, 百度, 三一重工, 万科, 千万) are left alone.
 _CN_RUN = re.compile(
-    rf"(?P<pct>百分之)?(?P<neg>负)?(?P<int>[{_CN_ALL}]+)(?:点(?P<dec>[{_CN_DIGIT}]+))?"
+    rf"(?P<neg>负)?(?P<pct>百分之)?(?P<neg2>负)?(?P<int>[{_CN_ALL}]+)(?:点(?P<dec>[{_CN_DIGIT}]+))?"
     rf"(?P<scale>万亿|亿|万)?")
+# what may follow a number written in Chinese numerals: a unit, a scale, a date part, the end
+# of a phrase; anything else makes it a word (五十铃, 三十而立, 十万八千里)
+_CN_AFTER = frozenset("元美港日欧英人亿万千百点个倍家只股手吨克盎辆年月日号位名次%％，,。；;、：:）)"
+                      "（( \t\n|!！?？")
 _CN_SCALE_TAIL = re.compile("(万亿|亿|万)$")
 
 
@@ -47,21 +52,44 @@ def _plain(d: Decimal) -> str:
     return text
 
 
-def _sci(m: re.Match[str]) -> str:
+_SCALE_WORDS = {3: " thousand", 6: " million", 9: " billion", 12: " trillion"}
+_SCALE_WORDS_ZH = {4: "万", 8: "亿", 12: "万亿"}
+
+
+def _cjk_beside(m: re.Match[str]) -> bool:
+    text = m.string
+    before = text[m.start() - 1] if m.start() > 0 else ""
+    after = text[m.end()] if m.end() < len(text) else ""
+    return any("\u4e00" <= c <= "\u9fff" for c in (before, after))
+
+
+def _scaled(mantissa: str, exp: int, whole: str, zh: bool = False) -> str:
+    """m × 10^e written with the digits the mantissa shows: "1.889 × 10^5" is 188.9 thousand
+    (precise to 100), not 188900 (precise to 1); "2.4517e+02" is 245.17."""
+    if not -30 <= exp <= 30:
+        return whole  # no quantity in an answer is written so; leave it as text
     try:
-        value = Decimal(f"{m.group(1)}e{m.group(2)}")
+        value = Decimal(mantissa).scaleb(exp)
     except InvalidOperation:
-        return m.group(0)
-    return _plain(value)
+        return whole
+    words, step = (_SCALE_WORDS_ZH, 4) if zh else (_SCALE_WORDS, 3)
+    group = max(0, min(12, exp // step * step)) if abs(value) >= 10 ** step else 0
+    if group not in words:
+        return _plain(value)
+    return _plain(value.scaleb(-group)) + words[group]
+
+
+def _sci(m: re.Match[str]) -> str:
+    return _scaled(m.group(1), int(m.group(2)), m.group(0), _cjk_beside(m))
 
 
 def _times_ten(m: re.Match[str]) -> str:
     exp = m.group(2) if m.group(2) is not None else m.group(3).translate(_SUPER)
     try:
-        value = Decimal(f"{m.group(1)}e{int(exp)}")
-    except (InvalidOperation, ValueError):
+        e = int(exp)
+    except ValueError:
         return m.group(0)
-    return _plain(value)
+    return _scaled(m.group(1), e, m.group(0), _cjk_beside(m))
 
 
 def _cn_int(s: str) -> Decimal | None:
@@ -81,12 +109,17 @@ def _cn(m: re.Match[str]) -> str:
         return whole
     if not places and dec is None and not m.group("pct"):
         return whole  # "三一", "一": a name or a word, not a number
+    after = m.string[m.end()] if m.end() < len(m.string) else " "
+    if after not in _CN_AFTER and not after.isascii():
+        return whole  # 五十铃, 三十而立: a word made of numerals
     if dec is None and not scale:
         tail = _CN_SCALE_TAIL.search(integer)
         if tail is not None and len(integer) > len(tail.group(1)):
             head = integer[:tail.start()]
-            if any(c in "十百千" for c in head) or len(head) == 1 or all(
-                    c in _CN_DIGIT for c in head):
+            # "五十二亿" is 52亿; "二十亿零五百万" is one number, its 万 is no scale of the whole
+            if not any(c in "万亿" for c in head) and (
+                    any(c in "十百千" for c in head) or len(head) == 1 or all(
+                        c in _CN_DIGIT for c in head)):
                 integer, scale = head, tail.group(1)
     if all(c in _CN_DIGIT for c in integer) and len(integer) > 1:
         number = "".join(_CN_VALUE[c] for c in integer)
@@ -97,7 +130,7 @@ def _cn(m: re.Match[str]) -> str:
         number = _plain(value)
     if dec is not None:
         number += "." + "".join(_CN_VALUE[c] for c in dec)
-    out = ("-" if m.group("neg") else "") + number + scale
+    out = ("-" if m.group("neg") or m.group("neg2") else "") + number + scale
     return out + "%" if m.group("pct") else out
 
 
@@ -121,7 +154,7 @@ UNIFORM = (
         c in t for c in "⁰¹²³⁴⁵⁶⁷⁸⁹")), _TIMES_TEN, _times_ten),
     Step("scientific notation", lambda t: "e" in t or "E" in t, _SCI, _sci),
     Step("Chinese numerals", lambda t: any(c in t for c in "十百千万亿点") and any(
-        c in t for c in _CN_DIGIT), _CN_RUN, _cn),
+        c in t for c in _CN_DIGIT + "十"), _CN_RUN, _cn),
 )
 
 

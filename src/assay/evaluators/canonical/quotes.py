@@ -15,18 +15,21 @@ import re
 from .lexicon import INDEX_NUMBERS
 from .steps import Step, apply
 
-_TICKER = r"(?:[A-Z]{1,5}(?:[.-][A-Z]{1,2})?|\d{4,6}\.(?:HK|SH|SZ|SS|T)|\^[A-Z]{2,5})"
+_TICKER = (r"(?:[A-Z]{6}(?![A-Za-z])|[A-Z]{1,5}(?:[.-][A-Z]{1,2})?(?![A-Za-z0-9])|"
+           r"\d{4,6}\.(?:HK|SH|SZ|SS|T)|\^[A-Z]{2,5})")
 _CJK_NAME = r"[\u4e00-\u9fff]{2,8}(?:[A-Z]{1,2}\b)?(?:[（(][^()（）\n]{1,12}[)）])?"
 _EN_NAME = r"[A-Z][A-Za-z&.'-]+(?: [A-Z][A-Za-z&.'-]+){0,3}(?: \([A-Z.]{1,8}\))?"
 _PRICE = (r"(?:(?:[A-Z]{1,3}\$|\$|¥|€|£|RMB|USD|HKD|CNY)\s?)?\d[\d,]*(?:\.\d+)?"
           r"(?:\s?(?:元|港元|美元|USD|HKD|CNY|pts|点))?")
 _QUOTE_LINE = re.compile(
     rf"^(?P<lead>[ \t]*(?:[-*•>]|\d{{1,2}}[.)])?[ \t]*)(?P<name>{_TICKER}|{_CJK_NAME}|{_EN_NAME})"
-    rf"(?P<sep>[ \t]*[:：]?[ \t]*)(?P<price>{_PRICE})(?P<after>[ \t]*(?:$|[(（|,，;；▲▼↑↓+\-]|\s[+-]))",
+    rf"(?P<sep>[ \t]*[:：]?[ \t]*)(?P<price>{_PRICE})(?P<after>[ \t]*(?:$|[(（|,，;；▲▼↑↓+\-/]|\s[+-]))",
     re.MULTILINE)
+# a quote line states how the price moved: a percent, an arrow or a signed number after it
+_MOVE = re.compile(r"[%▲▼↑↓]|(?<![\w.])[+-]\s?\d|涨|跌|/\s*\d")
 # a "name" holding any of these is a field, a qualifier or a sentence, not an instrument
-_FIELDISH = re.compile(r"价|收|开|高|低|涨|跌|幅|额|量|率|值|点位|指数$|区间|范围|日内|盘|今|昨|成交|"
-                       r"振幅|换手|"
+_FIELDISH = re.compile(r"最新|当前|目前|现在|实时|价|收|开|高|低|涨|跌|幅|额|量|率|值|点位|指数$|"
+                       r"区间|范围|日内|盘|今|昨|成交|振幅|换手|"
                        r"均|目标|预|基准|中间|报|约|为|是|在|于|至|到|达|共|合计|总|年|月|日|周|时|"
                        r"price|close|open|high|low|change|rate|yield|volume|level|last|range|"
                        r"between|around|about|at$|is$|was$|to$|from|week|year|target|avg|average",
@@ -39,12 +42,22 @@ _NOT_NAMES = frozenset({"Note", "Source", "Sources", "Date", "Time", "As", "At",
                         "July", "August", "September", "October", "November", "December",
                         "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
                         "Sunday", "Week", "Year", "Day", "Month", "Quarter", "Page", "Item",
-                        "Rank", "No", "Top", "Part", "Section", "Table", "Figure"})
+                        "Rank", "No", "Top", "Part", "Section", "Table", "Figure",
+                        # metrics, not instruments ("EPS 6.43", "Beta 1.2", "10-K 2024")
+                        "EPS", "PE", "PB", "PS", "NAV", "Beta", "Alpha", "Sharpe", "Dividend",
+                        "Div", "Yield", "Revenue", "Sales", "Income", "Net", "EBIT", "EBITDA",
+                        "GAAP", "TTM", "CPI", "PPI", "PMI", "GDP", "ROE", "ROA", "ROI", "Cap",
+                        "MktCap", "Vol", "Age", "Rating", "Score", "Target", "Consensus",
+                        "Forecast", "Estimate", "Est", "Fwd", "Forward", "Gross", "Margin",
+                        "Debt", "Cash", "FCF", "Capex", "Shares", "Float", "Employees"})
+_NOT_NAMES_LOW = frozenset(n.lower() for n in _NOT_NAMES)
 _WEEKS52 = re.compile(r"\b52[- ]?(?:wk|wks|w)\b|\b52[- ]week", re.IGNORECASE)
 _MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec"
-# a month's abbreviation glued to a two-digit year, or joined by an apostrophe or a dash
-# ("Dec25", "Dec '25", "DEC-25"); "Dec 25" with a blank is a day and stays
-_CONTRACT_EN = re.compile(rf"\b({_MONTHS})(?:\s?['’]|-)?(\d{{2}})(?![\d.,:])", re.IGNORECASE)
+# a month's abbreviation glued to a two-digit year or joined by an apostrophe ("Dec25", "Dec
+# '25", "MAR25"), or by a dash before a contract word ("DEC-25 contract"); "Dec 25", "May-15
+# 2024" and "(Oct-17)" are days and stay
+_CONTRACT_EN = re.compile(rf"\b({_MONTHS})(?:\s?['’]|-(?=\d{{2}}\s*(?:contracts?|futures|合约)))?"
+                          rf"(\d{{2}})(?![\d.,:])(?!\s*(?:19|20)\d{{2}})", re.IGNORECASE)
 _CONTRACT_ZH = re.compile(r"(?<![\d.])(2\d)(0[1-9]|1[0-2])(?=\s*(?:合约|主力|期货|交割))")
 
 
@@ -53,8 +66,12 @@ def _quote(m: re.Match[str]) -> str:
     line_end = m.string.find("\n", m.end())
     if (len(m.string) if line_end < 0 else line_end) - m.start() > 160:
         return m.group(0)  # a sentence, not a quote line
-    if name.split()[0] in _NOT_NAMES or _FIELDISH.search(name):
+    if name.split()[0].lower() in _NOT_NAMES_LOW or _FIELDISH.search(name) or \
+            re.search(r"股息|分红|市盈|市净|每股|营收|收入|利润|市值|估值|评级|目标|预期", name):
         return m.group(0)
+    rest = m.string[m.end("price"):len(m.string) if line_end < 0 else line_end]
+    if _MOVE.search(rest) is None:
+        return m.group(0)  # no move stated: a metric or a label beside a number, not a quote
     digits = price.strip("$¥€£ ").replace(",", "")
     if digits in INDEX_NUMBERS and not any(c in price for c in "$¥€£"):
         return m.group(0)  # "沪深300 4,514.15", "Nasdaq 100 24,000": the number names it
@@ -69,7 +86,13 @@ _GLUED_CURRENCY = re.compile(r"(?<=[\u4e00-\u9fff])(?=(?:HK|US|NT|S|A|C)\$)")
 
 
 # Dates written day.month.year ("31.12.2024"), and German scale words ("245,12 Mrd. USD")
-_DMY = re.compile(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.((?:19|20)\d{2})(?![\d.])")
+_DMY = re.compile(r"(?<![\d.])(?<!version )(?<!ver )(?<!v)(?<!版本)(0?[1-9]|[12]\d|3[01])\."
+                  r"(0?[1-9]|1[0-2])\.((?:19|20)\d{2})(?![\d.])", re.IGNORECASE)
+# "31-Dec-2024", "31 Dec 2024": the day is part of the date
+_D_MON_Y = re.compile(r"(?<![\d.])(\d{1,2})[- ](jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)"
+                      r"[a-z]*\.?[- ]((?:19|20)\d{2})(?!\d)", re.IGNORECASE)
+# "$4.00T", "US$1.2tn": T after a money amount is trillion (B, M are read as billion, million)
+_TRILLION = re.compile(r"((?:\$|USD|RMB|CNY)\s?\d[\d,]*(?:\.\d+)?)\s?T(?![A-Za-z])")
 _SCALE_WORDS = re.compile(r"(?<=\d)(\s?)(?:Mrd\.?|Mia\.?|Milliarden)(?![A-Za-z])|"
                           r"(?<=\d)(\s?)(?:Mio\.?|Millionen)(?![A-Za-z])|"
                           r"(?<=\d)(\s?)(?:Bio\.?|Billionen)(?![A-Za-z])")
@@ -93,21 +116,42 @@ def _contract_zh(m: re.Match[str]) -> str:
     return f"20{m.group(1)}年{int(m.group(2))}月"
 
 
+# SEC forms are names, not values: "10-K 2024" → "form10K-FY2024" (digits glued to letters are
+# no number to any reader)
+_SEC_FORM = re.compile(r"(?<![\w-])(10|20|8|6|11)-([KQF])\b(?:[ \t]+((?:19|20)\d{2})\b)?")
+
+
+def _sec_form(m: re.Match[str]) -> str:
+    return f"form{m.group(1)}{m.group(2)}" + (f"-FY{m.group(3)}" if m.group(3) else "")
+
+
+_MONTH_NUMBER = {m: k + 1 for k, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul",
+                                                  "aug", "sep", "oct", "nov", "dec"))}
+
+
+def _d_mon_y(m: re.Match[str]) -> str:
+    return f"{m.group(3)}-{_MONTH_NUMBER[m.group(2)[:3].lower()]:02d}-{int(m.group(1)):02d}"
+
+
 def _dmy(m: re.Match[str]) -> str:
     return f"{m.group(3)}-{int(m.group(2)):02d}-{int(m.group(1)):02d}"
 
 
 UNIFORM = (
     Step("day.month.year as a date", lambda t: "." in t, _DMY, _dmy),
+    Step("day month year as a date", lambda t: any(c.isalpha() for c in t), _D_MON_Y, _d_mon_y),
+    Step("T → trillion", lambda t: "T" in t, _TRILLION, r"\1 trillion"),
+    Step("SEC form as a name", lambda t: "-K" in t or "-Q" in t or "-F" in t, _SEC_FORM,
+         _sec_form),
     Step("decimal comma", lambda t: "," in t, _LONE_DECIMAL_COMMA, r"\1.\2"),
     Step("Mrd./Mio. → billion/million", lambda t: "M" in t or "B" in t, _SCALE_WORDS,
          _scale_word),
     Step("currency mark apart", lambda t: "$" in t, _GLUED_CURRENCY, " "),
-    Step("quote line: latest price", lambda t: True, _QUOTE_LINE, _quote),
-    Step("52-wk → 52-week", lambda t: "52" in t, _WEEKS52, "52-week"),
     Step("contract month as a date", lambda t: True, _CONTRACT_EN, _contract_en),
     Step("contract month as a date", lambda t: "合约" in t or "主力" in t or "期货" in t or
          "交割" in t, _CONTRACT_ZH, _contract_zh),
+    Step("quote line: latest price", lambda t: True, _QUOTE_LINE, _quote),
+    Step("52-wk → 52-week", lambda t: "52" in t, _WEEKS52, "52-week"),
 )
 
 

@@ -2,10 +2,10 @@
 
 - arrows and triangles (▲ ▼ ↑ ↓ 🔺 🔻 ⬆ ⬇ 📈 📉) before a number: its sign ("▲2.3%" → "+2.3%",
   "▼ 1.64%" → "-1.64%"); an arrow after a number ("2.3% ↓") likewise;
-- an accounting negative, a bare number in brackets where a value is expected — after a label
-  ("Change: (1.64%)"), in a table cell ("| (1.64%) |"), or alone on a line — is negative
-  ("-1.64%"). Brackets right after another number ("PFE 24.10 (0.7%)") are the quote line's
-  change written in brackets, not a sign: left as they are.
+- an accounting negative — a bare number in brackets after a change label or a year ("Change:
+  (1.64%)", "2022 (11.6)"), in a table cell ("| (1.64%) |"), or a bracketed change beside its
+  bracketed percent ("(4.25)  (4.30%)") — is negative. Brackets elsewhere are glosses ("PFE
+  24.10 (0.7%)", "rose today (1.10%)", "占比（12.5%）") and stay.
 """
 
 from __future__ import annotations
@@ -18,10 +18,19 @@ _UP = "▲↑🔺⬆📈△⇧"
 _DOWN = "▼↓🔻⬇📉▽⇩"
 _ARROW_BEFORE = re.compile(rf"([{_UP}{_DOWN}])\ufe0f?\s*([+-]?)(?=[$¥€£]?\s?\d|HK\$|US\$)")
 _ARROW_AFTER = re.compile(rf"(?<![\d.])(\d[\d,]*(?:\.\d+)?\s?%)\s*([{_UP}{_DOWN}])\ufe0f?")
+_NUM = r"(?:(?:[$¥€£]|HK\$|US\$)?\s?\d[\d,]*(?:\.\d+)?\s?(?:%|pp|bp)?)"
+_BRACKETED = rf"[(（]\s*({_NUM})\s*[)）]"
+_CHANGE_LABEL = (r"(?:chg|change|net change|pct chg|涨跌幅|涨跌额|涨跌|变动|变化|p&l|pnl|fcf|free cash flow|"
+                 r"net income|net loss|净利润|净亏损|现金流|盈亏|(?:19|20)\d{2})")
+# A bracketed number is an accounting negative where accounting style is evident: after a
+# change label or a year ("chg (0.34)", "涨跌幅 (0.81%)", "2022 (11.6)"), in a table cell
+# ("| (1.64%) |"), or as a pair of bracketed change and change % ("(4.25)  (4.30%)"). A bracket
+# after other words ("rose today (1.10%)", "占比（12.5%）", "Tax rate: (21%)") is a gloss.
 _ACCOUNTING = re.compile(
-    r"(^|[:：=|]|\n|[A-Za-z\u4e00-\u9fff][ \t]|[\u4e00-\u9fff])([ \t]*)"
-    r"[(（]\s*((?:[$¥€£]|HK\$|US\$)?\s?\d[\d,]*\.\d+\s?(?:%|pp|bp)?|\d[\d,]*\s?%)\s*[)）]"
-    r"(?=[ \t]*(?:$|\||\n|[,，;；。]|\s{2}))", re.MULTILINE)
+    rf"(?P<lead>(?<![A-Za-z]){_CHANGE_LABEL}[ \t]*[:：=]?[ \t]*|\|[ \t]*)"
+    rf"{_BRACKETED}(?=[ \t]*(?:$|\||\n|[,，;；。]|\s{{2}}))",
+    re.MULTILINE | re.IGNORECASE)
+_PAIR = re.compile(rf"{_BRACKETED}([ \t]+){_BRACKETED}")
 # before a bracketed number, these say it is a rise or a size, not an accounting negative
 _NOT_ACCOUNTING = re.compile(r"(?:涨|升|增|rose|up|gained|gain|rise|increase|yield|收益率|利率)\W{0,3}$",
                              re.IGNORECASE)
@@ -38,7 +47,13 @@ def _after(m: re.Match[str]) -> str:
 def _negative(m: re.Match[str]) -> str:
     if _NOT_ACCOUNTING.search(m.string, 0, m.start(2)) is not None:
         return m.group(0)
-    return f"{m.group(1)}{m.group(2)}-{m.group(3)}"
+    return f"{m.group('lead')}-{m.group(2)}"
+
+
+def _pair(m: re.Match[str]) -> str:
+    if "%" not in m.group(3) or "%" in m.group(1):
+        return m.group(0)  # a change and its percent: "(0.34)  (0.81%)"
+    return f"-{m.group(1)}{m.group(2)}-{m.group(3)}"
 
 
 def _arrows(text: str) -> bool:
@@ -48,6 +63,7 @@ def _arrows(text: str) -> bool:
 UNIFORM = (
     Step("arrows → signs", _arrows, _ARROW_BEFORE, _before),
     Step("arrows → signs", _arrows, _ARROW_AFTER, _after),
+    Step("accounting negative", lambda t: "(" in t or "（" in t, _PAIR, _pair),
     Step("accounting negative", lambda t: "(" in t or "（" in t, _ACCOUNTING, _negative),
 )
 

@@ -16,15 +16,19 @@ from typing import Any
 
 # Abbreviations in keys, as words the readers know.
 _KEY_WORDS = {
-    "pct": "percent", "chg": "change", "prev": "previous", "px": "price", "hi": "high",
+    "pct": "percent", "chg": "change", "prev": "previous close", "px": "price", "hi": "high",
     "lo": "low", "vol": "volume", "mktcap": "market cap", "mkt": "market", "cap": "cap",
     "ytd": "YTD", "pe": "P/E", "qty": "quantity", "amt": "amount", "ccy": "currency",
-    "cur": "currency", "curr": "currency", "perc": "percent", "pctchg": "change percent",
+    "cur": "current", "curr": "current", "perc": "percent", "pctchg": "change percent",
     "pctchange": "change percent", "ts": "time", "dt": "date", "sym": "symbol",
     "last": "last", "close": "close", "open": "open", "yld": "yield", "rt": "",
 }
+_ROW_KEYS = frozenset({"index", "level_0", "unnamed: 0", "row", "rownum", "#"})
 _NAME_KEYS = ("name", "ticker", "symbol", "instrument", "company", "stock", "code", "security",
               "index", "pair", "asset", "名称", "代码", "股票", "标的", "品种", "公司", "证券")
+# keys whose number a unit key scales ("value": 48.79, "unit": "万亿元")
+_AMOUNT_KEYS = re.compile(r"^(?:value|amount|total|figure|result|数值|金额|总额|数额|值)$",
+                          re.IGNORECASE)
 # keys whose value is the unit, scale or currency of the object's numbers
 _UNIT_KEYS = ("unit", "units", "scale", "单位", "量纲")
 _CURRENCY_KEYS = ("currency", "ccy", "币种", "货币")
@@ -54,31 +58,45 @@ def _scalar(key: str, value: Any) -> str:
         return "n/a"
     if isinstance(value, bool):
         return "yes" if value else "no"
-    if isinstance(value, (int, float, _Raw)):
-        text = str(value)
+    if isinstance(value, (int, float, _Raw)) or (isinstance(value, str) and
+                                                 _NUMBER.fullmatch(value.strip())):
+        try:
+            text = str(value).strip()
+        except ValueError:  # an int of more than 4,300 digits: no quantity
+            return ""
         if _PERCENT_KEY.search(key) and not text.endswith("%"):
             text += "%"
         return text
     if isinstance(value, str):
         return value.strip()
-    if isinstance(value, list) and all(not isinstance(v, (dict, list)) for v in value):
+    if isinstance(value, list) and len(value) <= 200 and all(
+            not isinstance(v, (dict, list)) for v in value):
         return ", ".join(_scalar(key, v) for v in value)
-    return json.dumps(value, ensure_ascii=False)
+    if not isinstance(value, (dict, list, str)):
+        return ""  # a Python literal's set, bytes, complex, Ellipsis: no quantity of an answer
+    try:
+        return json.dumps(value, ensure_ascii=False, default=lambda _: "")[:2000]
+    except (ValueError, TypeError, RecursionError):
+        return ""
 
 
 def _subject(obj: dict[str, Any]) -> tuple[str, set[str]]:
     for k, v in obj.items():
-        if str(k).lower() in _NAME_KEYS and isinstance(v, (str, int)) and str(v).strip():
-            return str(v).strip(), {k}
+        # a name is text: {"index": 0, …} is a pandas record's row number, not a subject
+        if str(k).lower() in _NAME_KEYS and isinstance(v, str) and not isinstance(v, _Raw) \
+                and v.strip():
+            return v.strip(), {k}
     return "", set()
 
 
-def statements(value: Any, subject: str = "") -> list[str]:
+def statements(value: Any, subject: str = "", depth: int = 0) -> list[str]:
     """One line per object: its subject, then "field: value" pairs."""
     lines: list[str] = []
+    if depth > 12:  # an answer's data is never nested deeper; a hostile one may be
+        return []
     if isinstance(value, list):
-        for v in value:
-            lines += statements(v, subject)
+        for v in value[:500]:
+            lines += statements(v, subject, depth + 1)
         return lines
     if not isinstance(value, dict):
         return [f"{subject} {_scalar('', value)}".strip()] if value is not None else []
@@ -89,20 +107,26 @@ def statements(value: Any, subject: str = "") -> list[str]:
     own, used = _subject(value)
     head = " ".join(x for x in (subject, own) if x)
     suffix = _unit_suffix(value, used)
+    # a unit key scales the object's one quantity (or its "value"/"amount"), never every number
+    # of an object that mixes kinds ("price": 247.45, "market_cap": 3.67, "unit": "trillion")
+    amounts = sum(1 for k, v in value.items() if k not in used and not _LABEL_KEY.search(str(k))
+                  and ((isinstance(v, (int, float, _Raw)) and not isinstance(v, bool)) or (
+                      isinstance(v, str) and _NUMBER.fullmatch(v.strip()) is not None)))
     pairs: list[str] = []
     for k, v in value.items():
-        if k in used:
-            continue
+        if k in used or (str(k).lower() in _ROW_KEYS and str(v).isdigit()):
+            continue  # {"index": 0, …}: a pandas record's row number
         if isinstance(v, dict) or (isinstance(v, list) and any(isinstance(x, dict) for x in v)):
             # {"ORCL": {...}}: the key names what the inner object speaks of, unless it is a
             # field group ("quote": {...}, "data": {...})
             inner = str(k)
-            lines += statements(v, " ".join(x for x in (head, _nest(inner)) if x))
+            lines += statements(v, " ".join(x for x in (head, _nest(inner)) if x), depth + 1)
             continue
         shown = _scalar(str(k), v)
         numeric = (isinstance(v, (int, float, _Raw)) and not isinstance(v, bool)) or (
             isinstance(v, str) and _NUMBER.fullmatch(v.strip()) is not None)
-        if suffix and numeric and not _LABEL_KEY.search(str(k)):
+        if suffix and numeric and (_AMOUNT_KEYS.match(str(k)) or amounts == 1) and \
+                not _LABEL_KEY.search(str(k)):
             shown += suffix  # {"value": 48.79, "unit": "万亿元"} → "value: 48.79万亿元"
         pairs.append(f"{key_words(str(k))}: {shown}")
     if pairs:
@@ -136,28 +160,65 @@ def _nest(key: str) -> str:
 
 
 _FENCE = re.compile(r"^[ \t]*```[ \t]*[A-Za-z0-9_+-]*[ \t]*$\n?", re.MULTILINE)
-_BOXED = re.compile(r"\$*\s*\\(?:boxed|fbox)\s*\{((?:[^{}]|\{[^{}]*\})*)\}\s*\$*")
+_BOX = re.compile(r"\$*\s*\\(?:boxed|fbox)\s*\{")
+
+
+def _unbox(text: str) -> str:
+    """`$\\boxed{12.5\\%}$` → its content: braces matched by counting, a bounded number of
+    boxes, each within 2,000 characters (a regex with nested groups took seconds on a text
+    of unclosed boxes)."""
+    out: list[str] = []
+    last = 0
+    for n, m in enumerate(_BOX.finditer(text)):
+        if n >= 32 or m.start() < last:
+            break
+        depth, k = 1, m.end()
+        while k < len(text) and k < m.end() + 2000 and depth:
+            depth += {"{": 1, "}": -1}.get(text[k], 0)
+            k += 1
+        if depth:
+            continue
+        end = k
+        while end < len(text) and text[end] in "$ ":
+            end += 1
+        out.append(text[last:m.start()])
+        out.append(" " + text[m.end():k - 1] + " ")
+        last = end
+    out.append(text[last:])
+    return "".join(out)
 _LATEX = (("\\%", "%"), ("\\$", "$"), ("\\,", ""), ("\\;", " "), ("\\!", ""), ("\\approx", "约"),
           ("\\times", "×"), ("\\cdot", "×"), ("\\(", ""), ("\\)", ""), ("\\[", ""), ("\\]", ""),
           ("\\text", ""), ("\\mathrm", ""), ("\\textbf", ""), ("\\quad", " "))
 _LATEX_BRACES = re.compile(r"(?<![\w$])\{([^{}\n]{0,80})\}")
 _REPL_CODE = re.compile(r"^[ \t]*(?:>>>|\.\.\.|In \[\d*\]:)[^\n]*\n?", re.MULTILINE)
 _REPL_OUT = re.compile(r"^[ \t]*Out\[\d*\]:[ \t]*", re.MULTILINE)
-_KEY_LINE = re.compile(r"^([ \t]*(?:[-*•][ \t]*)?)([A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+|"
-                       r"[a-z]+(?:[A-Z][a-z0-9]*)+)([ \t]*[:=])", re.MULTILINE)
+# code-style keys only: snake_case, camelCase ("last_price:", "changePct ="), never a ticker or
+# an instrument written with a dot or digits ("BRK.B:", "Au99.99:")
+_KEY_LINE = re.compile(r"^([ \t]*(?:[-*•][ \t]*)?)([A-Za-z]+(?:_[A-Za-z]+)+|[a-z]+(?:[A-Z][a-z]+)+)"
+                       r"([ \t]*[:=])", re.MULTILINE)
+
+
+# where a structure can start: "{" before a quote, "[" before "{" (blanks allowed)
+_OPENER = re.compile(r"\{(?=\s*[\"'}])|\[(?=\s*\{)")
+_MAX_TRIES = 64  # openers tried per answer: prose with braces costs no more than this
 
 
 def _objects(text: str) -> list[tuple[int, int, Any]]:
-    """Every JSON object or array of objects (or Python dict literal) in `text`."""
+    """Every JSON object or array of objects (or Python dict literal) in `text`. Tries at most
+    _MAX_TRIES openers and scans at most _SCAN characters from each, so brace-heavy text costs
+    a bounded time (a hostile review measured 5 s for 10,000 braces before the bounds)."""
     decoder = json.JSONDecoder(parse_float=_Raw, parse_int=_Raw)
     out: list[tuple[int, int, Any]] = []
-    pos = _next_open(text, 0)
-    while pos != -1:
+    tries = 0
+    opener = _OPENER.search(text)
+    while opener is not None and tries < _MAX_TRIES:
+        tries += 1
+        pos = opener.start()
         value: Any = None
         end = -1
         try:
             value, end = decoder.raw_decode(text, pos)
-        except ValueError:
+        except (ValueError, RecursionError):
             close = _balanced(text, pos)
             if close > pos:
                 try:
@@ -166,27 +227,25 @@ def _objects(text: str) -> list[tuple[int, int, Any]]:
                         warnings.simplefilter("ignore", DeprecationWarning)
                         value = ast.literal_eval(text[pos:close + 1])
                     end = close + 1
-                except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+                except Exception:  # any literal the parser refuses (or overflows on) is prose
                     value = None
         if isinstance(value, dict) or (isinstance(value, list) and value and
                                        all(isinstance(v, dict) for v in value)):
             out.append((pos, end, value))
-            pos = _next_open(text, end)
+            opener = _OPENER.search(text, end)
         else:
-            pos = _next_open(text, pos + 1)
+            opener = _OPENER.search(text, pos + 1)
     return out
 
 
-def _next_open(text: str, start: int) -> int:
-    a, b = text.find("{", start), text.find("[", start)
-    return min(x for x in (a, b) if x >= 0) if a >= 0 or b >= 0 else -1
+_SCAN = 5000  # characters a Python literal may span
 
 
 def _balanced(text: str, pos: int) -> int:
     pairs = {"{": "}", "[": "]"}
     stack: list[str] = []
     quote = ""
-    for k in range(pos, min(len(text), pos + 20000)):
+    for k in range(pos, min(len(text), pos + _SCAN)):
         ch = text[k]
         if quote:
             if ch == quote and text[k - 1] != "\\":
@@ -203,20 +262,71 @@ def _balanced(text: str, pos: int) -> int:
     return -1
 
 
+# Marks where a tool output (a fenced block, a JSON object, a CSV block) ends while the canonical
+# form is built: an invisible separator no rewrite reads; `canonical` removes it and keeps the
+# offset of the last one that prose follows (`Canonical.tool_end`).
+TOOL_END = "\u2063"
+_FENCED = re.compile(r"^[ \t]*```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)^[ \t]*```[ \t]*$\n?",
+                     re.MULTILINE | re.DOTALL)
+_CSV_LINE = re.compile(r"^[^,\n|]+(?:,[^,\n|]*)+$")
+
+
+def _csv_tables(text: str) -> str:
+    """Runs of three or more comma-separated lines with as many fields each, the first with no
+    digit (a header): a markdown table, which the readers read by column and row."""
+    lines = text.split("\n")
+    out: list[str] = []
+    k = 0
+    while k < len(lines):
+        line = lines[k]
+        n = line.count(",")
+        run = 1
+        if n and _CSV_LINE.match(line) and not any(c.isdigit() for c in line):
+            while k + run < len(lines) and lines[k + run].count(",") == n and \
+                    _CSV_LINE.match(lines[k + run]):
+                run += 1
+        if run >= 3:
+            rows = [[c.strip() for c in r.split(",")] for r in lines[k:k + run]]
+            out.append("| " + " | ".join(rows[0]) + " |")
+            out.append("|" + "---|" * len(rows[0]))
+            out += ["| " + " | ".join(r) + " |" for r in rows[1:]]
+            out[-1] += TOOL_END
+            k += run
+        else:
+            out.append(line)
+            k += 1
+    return "\n".join(out)
+
+
+def _keep_last_tool_end(text: str) -> str:
+    """Only the last tool output that prose stating a figure follows marks where the answer's
+    own words start."""
+    if TOOL_END not in text:
+        return text
+    parts = text.split(TOOL_END)
+    # the last mark with words stating a figure after it (not a closing courtesy, nor the
+    # fence around the whole answer); none: no mark
+    for k in range(len(parts) - 1, 0, -1):
+        if any(c.isdigit() for c in "".join(parts[k:])) and parts[k].strip():
+            return "".join(parts[:k]) + TOOL_END + "".join(parts[k:])
+    return "".join(parts)
+
+
+_FOOTNOTE_DEF = re.compile(r"^[ \t]*\[\^[^\]\n]{1,20}\]:[^\n]*\n?", re.MULTILINE)
+_FOOTNOTE_REF = re.compile(r"\[\^[^\]\n]{1,20}\]")
+
+
 def unwrap(text: str) -> tuple[str, list[str]]:
     """The answer with its structures turned into statements, and the names of what changed."""
     done: list[str] = []
-    if "\\" in text:
-        new = _BOXED.sub(lambda m: " " + m.group(1) + " ", text)
-        for a, b in _LATEX:
-            if a in new:
-                new = new.replace(a, b)
-        new = _LATEX_BRACES.sub(r"\1", new) if new != text else new
+    if "[^" in text:  # markdown footnotes: sources, not the answer ("[^1]: 2024 Form 10-K")
+        new = _FOOTNOTE_REF.sub("", _FOOTNOTE_DEF.sub("", text))
         if new != text:
             text = new
-            done.append("LaTeX")
+            done.append("footnotes set aside")
     if "```" in text:
-        text = _FENCE.sub("", text)
+        text = _FENCED.sub(lambda m: m.group(2).rstrip("\n") + TOOL_END + "\n", text)
+        text = _FENCE.sub("", text)  # a fence left open
         done.append("code fence")
     if ">>>" in text or "In [" in text:
         new = _REPL_OUT.sub("", _REPL_CODE.sub("", text))
@@ -230,14 +340,28 @@ def unwrap(text: str) -> tuple[str, list[str]]:
             last = 0
             for start, end, value in found:
                 parts.append(text[last:start])
-                parts.append("\n" + "\n".join(statements(value)) + "\n")
+                parts.append("\n" + "\n".join(statements(value)) + TOOL_END + "\n")
                 last = end
             parts.append(text[last:])
             text = "".join(parts)
             done.append("JSON as statements")
+    if "," in text and text.count("\n") >= 2:
+        new = _csv_tables(text)
+        if new != text:
+            text = new
+            done.append("CSV as a table")
+    if "\\" in text:  # after JSON: a JSON string's escapes are no LaTeX
+        new = _unbox(text)
+        for a, b in _LATEX:
+            if a in new:
+                new = new.replace(a, b)
+        new = _LATEX_BRACES.sub(r"\1", new) if new != text else new
+        if new != text:
+            text = new
+            done.append("LaTeX")
     if "_" in text or any(c.isupper() for c in text[:4000] if c.isascii()):
         new = _KEY_LINE.sub(lambda m: m.group(1) + key_words(m.group(2)) + m.group(3), text)
         if new != text:
             text = new
             done.append("key names as words")
-    return text, done
+    return _keep_last_tool_end(text), done

@@ -266,8 +266,9 @@ class Context:
 
 
 def make_context(text: str, question: str, ref: Reference, mentions: list[Mention],
-                 decimals: int | None, rounding: str = BENCHMARK) -> Context:
-    ctx = Context(text, question, ref, mentions, FN.blocks(text), decimals,
+                 decimals: int | None, rounding: str = BENCHMARK, tool_end: int = -1
+                 ) -> Context:
+    ctx = Context(text, question, ref, mentions, FN.blocks(text, tool_end), decimals,
                   P.period_of(question), bool(_FALL_ASKED.search(question)),
                   rounding=rounding, compare_asked=_comparison_asked(question))
     if ref.keyed:

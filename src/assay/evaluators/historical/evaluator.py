@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from assay.core.types import Answer, Item, Score, ScoreStatus
-from assay.evaluators.canonical import canonical
+from assay.evaluators.canonical import canonical, too_long
 
 from . import binding as B
 from . import names as N
@@ -54,6 +54,8 @@ class HistoricalRubric:
         if not raw:
             return self._score(0, "回复为空，按规则得0分。" if zh else
                                "The answer is empty: score 0.", {"rule": "empty answer"})
+        if (long := too_long(raw, zh)):
+            return Score.error(long, NAME, version())
         read_as = canonical(raw)
         text = normalise(read_as.text)
         if not text:
@@ -69,7 +71,7 @@ class HistoricalRubric:
                                  evidence={"reference": str(item.get("response_reference"))})
         mentions = read_mentions(text)
         ctx = B.make_context(text, question, ref, mentions, question_decimals(question),
-                             self.rounding)
+                             self.rounding, read_as.tool_end)
         numbers = [p for p in ref.points if p.kind in ("number", "range")]
         names = [p for p in ref.points if p.kind == "name"]
         results = B.by_value_only([B.bind_number(p, ctx, numbers) for p in numbers])

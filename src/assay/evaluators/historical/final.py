@@ -99,8 +99,9 @@ def tables(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def blocks(text: str) -> list[Block]:
-    """Candidate final blocks, the one to try first first."""
+def blocks(text: str, tool_end: int = -1) -> list[Block]:
+    """Candidate final blocks, the one to try first first. `tool_end`: where a pasted tool
+    output ends and the answer's own words begin (canonical form), a floor like a correction's."""
     n = len(text)
     out: list[Block] = []
     seen: set[int] = set()
@@ -110,7 +111,7 @@ def blocks(text: str) -> list[Block]:
             seen.add(start)
             out.append(Block(start, n, why, head, strong))
 
-    floor = correction_floor(text)
+    floor = max(correction_floor(text), tool_end if 0 < tool_end < n else 0)
     for m in reversed(list(STRONG.finditer(text, floor))):
         add(m.start(), m.group(0), _head(text, m.start()), True)
     # then, latest first: a weak marker, the last table, the lines after the last table
@@ -119,10 +120,14 @@ def blocks(text: str) -> list[Block]:
     if tbl:
         s, e = tbl[-1]
         rest.append((s, "last table", (s, e), True))
-        if text[e:].strip():
+        if _DIGIT.search(text, e) is not None:  # words after the table that state a figure,
+            # not a closing courtesy ("如需更多信息，请告诉我")
             after = e + (len(text[e:]) - len(text[e:].lstrip()))
             rest.append((after, "after the last table", (after, sentence_end(text, after)),
                          False))
+    last = _last_line(text)
+    if last is not None and last[0] >= floor:
+        rest.append((last[0], "the last line", last, False))
     for m in WEAK.finditer(text, floor):
         rest.append((m.start(), m.group(0), _head(text, m.start()), False))
     for start, why, head, strong in sorted(rest, key=lambda x: -x[0]):
@@ -133,7 +138,8 @@ def blocks(text: str) -> list[Block]:
         # sentence is its answer, not the sentence that retracts the earlier figure
         after = sentence_end(text, floor)
         head = (after, n) if _DIGIT.search(text, after) is not None else (floor, n)
-        add(floor, "the self-correction", head, False)
+        add(floor, "after the tool output" if floor == tool_end else "the self-correction",
+            head, False)
     else:
         add(0, "whole answer", (0, n), False)
     return out
@@ -142,6 +148,32 @@ def blocks(text: str) -> list[Block]:
 _DIGIT = re.compile(r"\d")
 # what a correction can restate: a figure or a name (a capitalised word, two CJK characters)
 _RESTATED = re.compile(r"\d|\b[A-Z][a-z]+|[\u4e00-\u9fff]{2}")
+
+
+_LABELLED_LINE = re.compile(r"[^\n:：]{1,24}[:：]\s*\S.{0,40}")
+
+
+def _last_line(text: str) -> tuple[int, int] | None:
+    """A short "label: answer" line that ends an answer after a blank line, a list or a table
+    ("- 招商银行 0.95%\n\n不良率最低：**招商银行**"): the answer's conclusion."""
+    body = text.rstrip()
+    for _ in range(2):  # past a closing courtesy ("如需更多信息，请告诉我。")
+        start = body.rfind("\n") + 1
+        tail = body[start:]
+        if start and not _DIGIT.search(tail) and ":" not in tail and "：" not in tail \
+                and len(tail) <= 40:
+            body = body[:start].rstrip()
+    start = body.rfind("\n") + 1
+    if start == 0:
+        return None
+    line = body[start:].strip(" *#>")
+    before = body[:start].rstrip(" \t")
+    if not _LABELLED_LINE.fullmatch(line) or not (
+            before.endswith("\n") or before.endswith("|") or
+            re.search(r"^\s*(?:[-*•]|\d+[.、)])", body[:start].rsplit("\n", 2)[-2]
+                      if body[:start].count("\n") >= 2 else "", re.MULTILINE)):
+        return None
+    return start, len(body)
 
 
 def correction_floor(text: str) -> int:

@@ -156,6 +156,13 @@ def _conclusion_names(text: str, block: FN.Block) -> str | None:
     return None
 
 
+# greetings, closings and headings: sentences that state nothing
+_COURTESY = re.compile(r"(?:好的|当然|没问题|以下是.{0,20}|如需.{0,30}|希望.{0,30}|有其他问题.{0,20}|"
+                       r"sure|certainly|"
+                       r"of course|here (?:is|are).{0,40}|let me know.{0,40}|hope this helps.{0,20}|"
+                       r"#{1,6}\s.{0,60})[。.!！:：]?", re.IGNORECASE)
+
+
 def bind_name(p: KeyPoint, ctx: Context, passed_spans: list[tuple[int, int]],
               all_points: list[KeyPoint]) -> PointResult:
     text = ctx.text
@@ -202,7 +209,8 @@ def bind_name(p: KeyPoint, ctx: Context, passed_spans: list[tuple[int, int]],
         return two
     if any(_HEDGE.search(FN.sentence_of(text, s[0])) for s in stated):
         return PointResult(p, UNSURE, "named in a hedged sentence")
-    sentences = [s for s in re.split(r"(?<=[。！？!?])|\n+|(?<=\.)\s+", text) if s.strip()]
+    sentences = [s for s in re.split(r"(?<=[。！？!?])|\n+|(?<=\.)\s+", text) if s.strip()
+                 and not _COURTESY.fullmatch(s.strip())]
     if len(sentences) <= 3:
         return PointResult(p, PASS, "named in a short answer with no separate reasoning",
                            "whole answer")
@@ -217,7 +225,7 @@ def bind_name(p: KeyPoint, ctx: Context, passed_spans: list[tuple[int, int]],
 _ITEM_SPLIT = re.compile(r"[、，,;；\n]|(?:以及|和|及|与)|\s+and\s+")
 
 
-def _enumeration(ctx: Context) -> list[str]:
+def _enumeration(ctx: Context, names: list[KeyPoint] | None = None) -> list[str]:
     """The items of the answer's enumeration: a table's first column, else the conclusion's
     (or a short answer's) list items."""
     text = ctx.text
@@ -231,6 +239,12 @@ def _enumeration(ctx: Context) -> list[str]:
         return [r.strip().strip("|").split("|")[0].strip() for r in body]
     marker_blocks = [b for b in ctx.blocks if b.why != "whole answer"]
     region = text[marker_blocks[0].head[0]:marker_blocks[0].head[1]] if marker_blocks else text
+    if names:
+        # the enumeration is in the sentences that name the reference's names, not in a
+        # greeting, a closing courtesy or the sentence of a correction ("让我重新核对")
+        sentences = [x for x in re.split(r"(?<=[。！？!?])|\n+", region)
+                     if any(_names_it(x, n.name) or find_name(x, n.name) for n in names)]
+        region = "\n".join(sentences) or region
     items = []
     for part in _ITEM_SPLIT.split(region):
         part = re.sub(r"[(（][^)）]*[)）]", "", part)  # （+52.1%）
@@ -250,7 +264,7 @@ def extra_names(ctx: Context, names: list[KeyPoint]) -> list[str] | None:
         b = marker_blocks[0] if marker_blocks else ctx.blocks[-1]
         seg = ctx.text[b.start:b.end]
         return sorted({x for x in PROVINCES if x in seg and name_key(x) not in wanted})
-    items = _enumeration(ctx)
+    items = _enumeration(ctx, names)
     matched = [i for i in items if any(_names_it(i, n.name) for n in names)]
     if len(matched) < len(names) or len(matched) * 2 < len(items):
         return None  # not a clean enumeration of the reference's names

@@ -69,7 +69,7 @@ def json_objects(text: str) -> list[tuple[int, dict[str, Any]]]:
     while pos != -1:
         try:
             value, end = decoder.raw_decode(text, pos)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: JSON nested thousands deep
             pos = text.find("{", pos + 1)
             continue
         if isinstance(value, dict):
@@ -98,6 +98,12 @@ def parse_reply(raw: str | None, schema: ScoreSchema) -> Judgment:
     thought = set_aside_reasoning(full)
     text = thought.text
     found = [(how, o) for how, o in _candidates(text) if _lookup(o, SCORE_KEYS)[0]]
+    if not found and thought.how == "reasoning preamble":
+        # "Analysis: …\n{"score": 1}\nFinal answer: correct": a preamble is a guess at where
+        # the reasoning ends, a think block is not; the verdict may stand before the label
+        thought = set_aside_reasoning("")
+        text = full
+        found = [(how, o) for how, o in _candidates(text) if _lookup(o, SCORE_KEYS)[0]]
     if not found:
         if thought.blocks and full.strip():
             why = ("no JSON object with a score after the reasoning" + (

@@ -18,7 +18,7 @@ from typing import Any
 from assay.core.decimals import plain
 from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
 from assay.evaluators.base import CodeEvaluator
-from assay.evaluators.canonical import Canonical, canonical
+from assay.evaluators.canonical import Canonical, canonical, too_long
 from assay.truth.vocabulary import snapshot_of_item
 
 from . import words as F
@@ -207,6 +207,9 @@ class FinanceRubric(CodeEvaluator):
             zh = _lang(item) == "zh"
             return self._score(0, "回复为空，按规则得0分。" if zh else
                                "The answer is empty: score 0.", {"rule": "empty answer"})
+        zh_item = _lang(item) == "zh"
+        if (long := too_long(text, zh_item)):
+            return Score.error(long, NAME, self.version)
         read_as = canonical(text)
         if not read_as.text:  # only reasoning, no answer after it
             zh = _lang(item) == "zh"
@@ -260,8 +263,8 @@ class FinanceRubric(CodeEvaluator):
         earlier: list[Bound] = []
         if len(counted) > len({b.field for b in counted}):  # some field has several values
             superseded: list[Bound] = []
-            if read_as.corrections:  # a self-correction supersedes what it states again
-                counted, superseded = _superseded(counted, read_as.corrections[-1])
+            if read_as.restated_from >= 0:  # a correction, or words after a tool's output
+                counted, superseded = _superseded(counted, read_as.restated_from)
             counted, earlier = _latest_only(with_days(text, counted))
             earlier += superseded
         evidence["ignored"] = [_ignored(b) for b in ignored] + [

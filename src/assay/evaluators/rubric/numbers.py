@@ -204,6 +204,8 @@ def _not_a_value(text: str, start: int, end: int, raw: str) -> bool:
         left = "" if raw not in _INDEX_NUMBERS else text[max(0, start - _WINDOW):start][::-1]
     if left:
         m = _LEFT_REV.match(left)
+        if m and len(raw) > 2 and left.lstrip()[:1] in ":：":
+            m = None  # "Au99.99: 981.02": a time's minutes have two digits, this is a value
         if m:
             # brackets only make a code of 4-6 digits that the closing bracket follows
             if left.lstrip()[:1] in "(（":
@@ -238,18 +240,20 @@ _DIGITS = re.compile(r"\d(?:\d{0,2}(?:,\d{3})+(?:\.\d+)?|\d*(?:\.\d+)?)")
 # count unit; each optional, in the order people write them ("4699.46亿元", "968.75元/克").
 # Each group looks ahead at its words' first characters (case-folded like the words), so a
 # group that is not there fails in one test instead of one per word.
+# [ \t]?, not \s?: a unit never stands on the next line ("1455.00元\n股息" is no count)
 _SUFFIX = re.compile(
-    r"(?P<mag>\s?(?=[万千百亿tbmk])(?:万亿|千亿|百亿|亿|千万|百万|万|千|trillion|billion|million|thousand"
+    r"(?P<mag>[ \t]?(?=[万千百亿tbmk])(?:万亿|千亿|百亿|亿|千万|百万|万|千|trillion|billion|million|thousand"
     r"|trn|bn|tn|mn)|(?:[kmb])(?![a-z]))?"
-    r"(?P<pct>\s?(?=[%个百pb基])(?:%|个百分点|百分点|percentage points?|pp(?![a-z])|percent|pct|个基点|"
+    r"(?P<pct>[ \t]?(?=[%个百pb基])(?:%|个百分点|百分点|percentage points?|pp(?![a-z])|percent|pct|个基点|"
     r"bps|bp|基点|pips?)(?![a-z]))?"
-    r"(?P<cur>\s?(?=[美港人日欧英韩元便uhcrjegdyp])(?:美元|美金|港元|港币|人民币元|人民币|日元|欧元|英镑|韩元|元|"
+    r"(?P<cur>[ \t]?(?=[美港人日欧英韩元便uhcrjegdyp])"
+    r"(?:美元|美金|港元|港币|人民币元|人民币|日元|欧元|英镑|韩元|元|"
     r"便士|usd|hkd|cny|rmb|jpy|eur|gbp|us dollars?|hk dollars?|dollars?|yuan|pence|p(?!\.m))"
     r"(?![a-z]))?"
-    r"(?P<per>\s?(?=[/每p])(?:/\s?(?:盎司|克|千克|公斤|吨|桶|oz|ounce|g|kg|gram|bbl|barrel|股)|"
+    r"(?P<per>[ \t]?(?=[/每p])(?:/\s?(?:盎司|克|千克|公斤|吨|桶|oz|ounce|g|kg|gram|bbl|barrel|股)|"
     r"每(?:盎司|克|股)|per (?:troy )?(?:ounce|oz|gram|g|share|barrel))(?![a-z]))?"
-    r"(?P<pts>\s?(?=[点p])(?:点位|点|pts?|points?)(?![a-z]))?"
-    r"(?P<cnt>\s?(?=[股手oabhslc张份笔])(?:股|手|ordinary shares|[abh][- ]shares|shares|lots|张|"
+    r"(?P<pts>[ \t]?(?=[点p])(?:点位|点|pts?|points?)(?![a-z]))?"
+    r"(?P<cnt>[ \t]?(?=[股手oabhslc张份笔])(?:股|手|ordinary shares|[abh][- ]shares|shares|lots|张|"
     r"contracts|份|笔)(?![a-z]))?",
     re.IGNORECASE,
 )

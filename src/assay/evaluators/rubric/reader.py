@@ -41,7 +41,8 @@ _SCOPE_END = re.compile(r"[；;。！？!?\n|.](?:(?<!\.)|(?=\s|$))")
 # Stale figures a model hedges with ("as of my training data it was ~$95") are earlier too.
 _EARLIER = re.compile(r"前几天|前几日|几天前|此前|之前|上周|训练数据|知识截止|截至我的|"
                       r"旧数据|earlier|previously|days? ago|last week|training data|my training|"
-                      r"knowledge cut-?off|as of my last|prior session|previous session",
+                      r"knowledge cut-?off|as of my last|prior session|previous session|"
+                      r"last month|last year|a year ago|past year|past 12 months|上个月|上月|去年",
                       re.IGNORECASE)
 # ... and these only in their own clause ("368.50元是前一交易日收盘，10月17日收盘价为358.14元")
 _EARLIER_CLAUSE = re.compile(r"前一交易日|上一交易日|前一日|昨日|昨天|yesterday|previous day|prior day",

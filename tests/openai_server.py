@@ -12,6 +12,9 @@ Replies are scripted: `server.script` is a list of actions taken in order (then 
     ("echo_auth", 401)                     an error status whose body repeats the request's
                                            Authorization header (a hostile or careless proxy)
     ("surrogate",)                         the `default` reply with a lone surrogate and a NUL
+    ("reasoning", "reply", "thinking")     a completion whose message also carries
+                                           `reasoning_content` (reasoning models behind
+                                           OpenAI-compatible servers)
 Text is sent with JSON escapes (ensure_ascii), so a reply may carry a lone surrogate ("\ud800")
 or a NUL exactly as a real endpoint's JSON can.
 `default` may be a function of the request's messages returning the reply text. `chooser`, when
@@ -120,6 +123,10 @@ class OpenAIServer(LocalServer):
         if kind == "truncated":
             full = json.dumps(_payload(body, "x"))
             return web.Response(text=full[: len(full) // 2], content_type="application/json")
+        if kind == "reasoning":
+            payload = _payload(body, action[1])
+            payload["choices"][0]["message"]["reasoning_content"] = action[2]
+            return web.json_response(payload)
         if kind == "no_content":
             payload = _payload(body, "x")
             payload["choices"] = []

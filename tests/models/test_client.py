@@ -226,3 +226,14 @@ def test_a_refused_connection_is_not_called_a_timeout() -> None:
     assert c.text is None and len(c.attempts) == 2
     assert all(a["outcome"].startswith("connection error: ") for a in c.attempts)
     assert "Connect call failed" in c.attempts[0]["outcome"]
+
+
+def test_a_servers_separate_reasoning_is_kept_apart_from_the_reply(
+        openai_server: OpenAIServer) -> None:
+    """Reasoning models behind OpenAI-compatible servers send their thinking as
+    `reasoning_content`: kept on the completion (the judge's evidence), never in its text."""
+    openai_server.script = [("reasoning", '{"score": 1}', 'draft {"score": 0}')]
+    c = chat(openai_server)
+    assert (c.text, c.reasoning) == ('{"score": 1}', 'draft {"score": 0}')
+    openai_server.script = [("ok", "plain")]
+    assert chat(openai_server).reasoning is None

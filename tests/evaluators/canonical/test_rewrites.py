@@ -102,7 +102,7 @@ def test_signs(text: str, expected: str) -> None:
     ("GC Dec25 4,255.9", "GC Dec 2025 4,255.9"), ("Dec '25", "Dec 2025"),
     ("黄金2512合约", "黄金2025年12月合约"), ("On October 17 the rate", "On October 17 the rate"),
     ("Dec 25, 2025", "Dec 25, 2025"), ("腾讯约为HK$410", "腾讯约为 HK$410"),
-    ("Umsatz 31.12.2024: 245,12 Mrd. USD", "Umsatz 2024-12-31: 245.12 billion USD"),
+    ("Umsatz 31.12.2024: 245,12 Mrd. USD", "Umsatz 2024年12月31日: 245.12 billion USD"),
 ])
 def test_quote_lines_and_labels(text: str, expected: str) -> None:
     assert quotes.uniform(text)[0] == expected

@@ -90,7 +90,10 @@ def too_long(answer: str, zh: bool) -> str:
 
 def _build(answer: str) -> Canonical:
     # the tool-output mark is ours: one in the answer itself means nothing
-    text = answer.replace(structured.TOOL_END, " ").strip()
+    text = answer.replace(structured.TOOL_END, " ")
+    if "\r" in text:  # CRLF and lone CR line ends as "\n": every reader splits lines on it
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = text.strip()
     done: list[str] = []
     r = reasoning.set_aside(text)
     if r.how:

@@ -23,7 +23,7 @@ MARKERS = re.compile(
     r"(?:an? )?(?:error|mistake)|i misread|i mis-?stated|sorry,? (?:that|the figure|i was wrong)|"
     r"that(?:'s| is| was) (?:wrong|incorrect|not right))|"
     r"更正|(?:修正|纠正)(?:一下)?[:：，,]|订正|不对[，,。:：]|等等[，,。]|等一下|重新核对|重新计算|重新检查|再核对|"
-    r"核对后|经核实|我算错|算错了|写错了|说错了|有误(?![差])|抱歉[，,]?(?:刚才|上面|前面|之前)",
+    r"核对后|经核实|我算错|算错了|写错了|说错了|有误(?![差])|抱歉[，,]?(?:刚才|上面|前面|之前|这|那)",
     re.IGNORECASE | re.MULTILINE)
 
 

@@ -130,11 +130,11 @@ _MONTH_NUMBER = {m: k + 1 for k, m in enumerate(("jan", "feb", "mar", "apr", "ma
 
 
 def _d_mon_y(m: re.Match[str]) -> str:
-    return f"{m.group(3)}-{_MONTH_NUMBER[m.group(2)[:3].lower()]:02d}-{int(m.group(1)):02d}"
+    return f"{m.group(3)}年{_MONTH_NUMBER[m.group(2)[:3].lower()]}月{int(m.group(1))}日"
 
 
 def _dmy(m: re.Match[str]) -> str:
-    return f"{m.group(3)}-{int(m.group(2)):02d}-{int(m.group(1)):02d}"
+    return f"{m.group(3)}年{int(m.group(2))}月{int(m.group(1))}日"
 
 
 UNIFORM = (

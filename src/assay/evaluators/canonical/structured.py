@@ -319,11 +319,6 @@ _FOOTNOTE_REF = re.compile(r"\[\^[^\]\n]{1,20}\]")
 def unwrap(text: str) -> tuple[str, list[str]]:
     """The answer with its structures turned into statements, and the names of what changed."""
     done: list[str] = []
-    if "[^" in text:  # markdown footnotes: sources, not the answer ("[^1]: 2024 Form 10-K")
-        new = _FOOTNOTE_REF.sub("", _FOOTNOTE_DEF.sub("", text))
-        if new != text:
-            text = new
-            done.append("footnotes set aside")
     if "```" in text:
         text = _FENCED.sub(lambda m: m.group(2).rstrip("\n") + TOOL_END + "\n", text)
         text = _FENCE.sub("", text)  # a fence left open
@@ -350,6 +345,12 @@ def unwrap(text: str) -> tuple[str, list[str]]:
         if new != text:
             text = new
             done.append("CSV as a table")
+    # markdown footnotes, after JSON (a JSON string may hold them): sources, not the answer
+    if "[^" in text:
+        new = _FOOTNOTE_REF.sub("", _FOOTNOTE_DEF.sub("", text))
+        if new != text:
+            text = new
+            done.append("footnotes set aside")
     if "\\" in text:  # after JSON: a JSON string's escapes are no LaTeX
         new = _unbox(text)
         for a, b in _LATEX:

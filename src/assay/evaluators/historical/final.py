@@ -137,7 +137,12 @@ def blocks(text: str, tool_end: int = -1) -> list[Block]:
         # "等一下，465.74亿元是2023年的数据；2024年为543.45亿元": what follows the correction's own
         # sentence is its answer, not the sentence that retracts the earlier figure
         after = sentence_end(text, floor)
-        head = (after, n) if _DIGIT.search(text, after) is not None else (floor, n)
+        # the correction's own sentence is its answer ("Correction: it was a cut of 50 basis
+        # points; the 25 bp moves came later") unless it only retracts an earlier figure
+        # ("等一下，465.74亿元是2023年的数据；2024年为543.45亿元")
+        before = set(_FIGURE.findall(text, 0, floor))
+        retracts = bool(before & set(_FIGURE.findall(text, floor, after)))
+        head = (after, n) if retracts and _DIGIT.search(text, after) is not None else (floor, n)
         add(floor, "after the tool output" if floor == tool_end else "the self-correction",
             head, False)
     else:
@@ -146,6 +151,7 @@ def blocks(text: str, tool_end: int = -1) -> list[Block]:
 
 
 _DIGIT = re.compile(r"\d")
+_FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?")
 # what a correction can restate: a figure or a name (a capitalised word, two CJK characters)
 _RESTATED = re.compile(r"\d|\b[A-Z][a-z]+|[\u4e00-\u9fff]{2}")
 

@@ -123,7 +123,8 @@ def key_kind(labels: list[str]) -> str | None:
 
 _SUFFIXES = ("股份有限公司", "有限责任公司", "有限公司", "集团", "公司", "特别行政区", "自治区",
              "直辖市", "省", "市", "指数", "inc.", "inc", "corporation", "corp.", "corp", "ltd.",
-             "ltd", "co.", "plc", "group", "holdings", "index", "the ")
+             "ltd", "limited", "incorporated", "company", "co.", "co", "plc", "group", "holdings",
+             "index", "the ")
 _PUNCT = re.compile(r"[\s\"'“”‘’「」『』《》()（）\[\]【】*_`.,，、:：;；!！?？·]+")
 
 

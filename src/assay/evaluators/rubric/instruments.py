@@ -94,7 +94,7 @@ _ALIASES: Final = (
     ("贵州茅台", "茅台", "kweichow moutai", "moutai"), ("腾讯控股", "腾讯", "tencent"),
     ("阿里巴巴", "阿里", "alibaba"), ("美团", "meituan"), ("小米集团", "小米", "xiaomi"),
     ("比亚迪", "byd"), ("宁德时代", "catl", "contemporary amperex"), ("中国平安", "ping an"),
-    ("招商银行", "招行", "china merchants bank"), ("汇丰控股", "汇丰", "hsbc"),
+    ("招商银行", "招行", "china merchants bank", "cmb"), ("汇丰控股", "汇丰", "hsbc"),
     ("中国移动", "china mobile"), ("英伟达", "nvidia"), ("苹果", "apple"), ("微软", "microsoft"),
     ("特斯拉", "tesla"), ("亚马逊", "amazon"), ("迪士尼", "disney", "walt disney"),
     ("谷歌", "alphabet", "google"), ("伯克希尔", "伯克希尔哈撒韦", "berkshire"),

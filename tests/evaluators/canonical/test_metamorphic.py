@@ -19,9 +19,8 @@ from assay.core.types import Answer, Item, ScoreStatus
 from assay.evaluators.finance import FinanceRubricEvaluator
 
 CORPORA = Path(__file__).resolve().parents[2] / "data" / "rubric_corpus"
-T1_FILES = ("t1/cases.jsonl", "t1/heldout.jsonl", "fresh/t1_A.jsonl", "fresh/t1_B.jsonl",
-            "fresh/t1_C.jsonl")
-T23_FILES = ("t23/cases.jsonl", "fresh/t23_A.jsonl", "fresh/t23_B.jsonl", "fresh/t23_C.jsonl")
+T1_FILES = ("t1/cases.jsonl", "t1/heldout.jsonl", *(f"fresh/t1_{s}.jsonl" for s in "ABCD"))
+T23_FILES = ("t23/cases.jsonl", *(f"fresh/t23_{s}.jsonl" for s in "ABCD"))
 
 _FW_DIGITS = str.maketrans("0123456789", "０１２３４５６７８９")
 _FW_PUNCT = str.maketrans({":": "：", ";": "；", "(": "（", ")": "）"})

@@ -6,7 +6,8 @@ answer. Each rewrite is its own module, tested on its own, and each one that cha
 is named in the evidence ("read after: think block set aside, full-width → ASCII"):
 
 1. `reasoning` — reasoning blocks and preambles set aside (kept as evidence);
-2. `structured` — JSON / dicts / `key: value` / fences / REPL / `\\boxed{}` as statements;
+2. `script` — traditional Chinese as simplified (OpenCC);
+   `structured` — JSON / dicts / `key: value` / fences / REPL / `\\boxed{}` as statements;
 3. `numerals` — full-width, minus signs, separators, exponents, Chinese numerals;
 4. `signs` — arrows and accounting negatives as "+" / "-";
 5. `quotes` — terse quote lines get their field word; contract months and "52-wk" as labels;
@@ -19,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from . import corrections, numerals, quotes, reasoning, signs, structured
+from . import corrections, numerals, quotes, reasoning, script, signs, structured
 
 __all__ = ["MAX_CHARS", "Canonical", "canonical", "set_aside_reasoning", "too_long"]
 
@@ -100,6 +101,8 @@ def _build(answer: str) -> Canonical:
         done.append(f"{r.how} set aside")
     text = r.text
     text, names = numerals.fullwidth(text)
+    done += names
+    text, names = script.simplified(text)
     done += names
     blocks = r.blocks
     for _ in range(2):  # {"answer": "{\"price\": 1455}"}: a structure inside a structure

@@ -158,5 +158,39 @@ UNIFORM = (
 )
 
 
+# English number words ("twenty-five thousand, two hundred and fifty", "four point two"):
+# converted by text2num (a maintained parser), run by run, where a run starts with a number
+# word and holds a magnitude, a tens word or "point"; "$1,408 million" and "one of the top two"
+# stay as written
+_UNITS = ("zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
+          "fourteen|fifteen|sixteen|seventeen|eighteen|nineteen")
+_TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+_BIG = "hundred|thousand|million|billion|trillion"
+_RUN = re.compile(rf"\b(?:{_TENS}|{_UNITS})\b"
+                  rf"(?:(?:[\s-]+|,\s+|\s+and\s+)(?:{_TENS}|{_UNITS}|{_BIG}|point)\b)*",
+                  re.IGNORECASE)
+_SPELLED = re.compile(rf"\b(?:{_TENS}|{_BIG}|point)\b", re.IGNORECASE)
+_DOLLARS_CENTS = re.compile(r"\b(\d[\d,]*) dollars? and (\d{1,2}) cents?\b", re.IGNORECASE)
+
+
+def _run(m: re.Match[str]) -> str:
+    from text_to_num import alpha2digit  # a few ms: only spelled-out answers pay it
+
+    words = m.group(0)
+    if _SPELLED.search(words) is None:
+        return words  # "one two": no magnitude, no tens, no point
+    return str(alpha2digit(re.sub(r",\s+", " ", words), "en"))
+
+
+def spelled(text: str) -> tuple[str, list[str]]:
+    if _SPELLED.search(text) is None:
+        return text, []
+    new = _RUN.sub(_run, text)
+    new = _DOLLARS_CENTS.sub(lambda m: f"${m.group(1)}.{int(m.group(2)):02d}", new)
+    return (new, ["number words → digits"]) if new != text else (text, [])
+
+
 def uniform(text: str) -> tuple[str, list[str]]:
-    return apply(text, UNIFORM)
+    text, done = spelled(text)
+    text, more = apply(text, UNIFORM)
+    return text, done + more

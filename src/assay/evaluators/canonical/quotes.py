@@ -125,6 +125,26 @@ def _sec_form(m: re.Match[str]) -> str:
     return f"form{m.group(1)}{m.group(2)}" + (f"-FY{m.group(3)}" if m.group(3) else "")
 
 
+# "2024-12-31": the day and the month are not values either (both readers skip 年/月/日)
+_ISO_DATE = re.compile(r"(?<![\d.-])((?:19|20)\d{2})-(0?[1-9]|1[0-2])-(0?[1-9]|[12]\d|3[01])"
+                       r"(?![\d.])(?!-\d)")
+
+
+def _iso_date(m: re.Match[str]) -> str:
+    return f"{m.group(1)}年{int(m.group(2))}月{int(m.group(3))}日"
+
+
+# "10/17", "12/05": a month and a day when either has two digits (never a fraction like "2/5",
+# nor a bid/ask "7.1290 / 7.1300")
+_MONTH_DAY = re.compile(r"(?<![\d./])(1[0-2]|0?[1-9])/(3[01]|[12]\d|0?[1-9])(?![\d./%])")
+
+
+def _month_day(m: re.Match[str]) -> str:
+    if len(m.group(1)) < 2 and len(m.group(2)) < 2:
+        return m.group(0)  # "2/5": a fraction as likely as a date
+    return f"{int(m.group(1))}月{int(m.group(2))}日"
+
+
 _MONTH_NUMBER = {m: k + 1 for k, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul",
                                                   "aug", "sep", "oct", "nov", "dec"))}
 
@@ -139,6 +159,8 @@ def _dmy(m: re.Match[str]) -> str:
 
 UNIFORM = (
     Step("day.month.year as a date", lambda t: "." in t, _DMY, _dmy),
+    Step("month/day as a date", lambda t: "/" in t, _MONTH_DAY, _month_day),
+    Step("ISO date", lambda t: "-" in t, _ISO_DATE, _iso_date),
     Step("day month year as a date", lambda t: any(c.isalpha() for c in t), _D_MON_Y, _d_mon_y),
     Step("T → trillion", lambda t: "T" in t, _TRILLION, r"\1 trillion"),
     Step("SEC form as a name", lambda t: "-K" in t or "-Q" in t or "-F" in t, _SEC_FORM,

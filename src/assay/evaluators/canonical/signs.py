@@ -20,7 +20,8 @@ _ARROW_BEFORE = re.compile(rf"([{_UP}{_DOWN}])\ufe0f?\s*([+-]?)(?=[$¥€£]?\s?
 _ARROW_AFTER = re.compile(rf"(?<![\d.])(\d[\d,]*(?:\.\d+)?\s?%)\s*([{_UP}{_DOWN}])\ufe0f?")
 _NUM = r"(?:(?:[$¥€£]|HK\$|US\$)?\s?\d[\d,]*(?:\.\d+)?\s?(?:%|pp|bp)?)"
 _BRACKETED = rf"[(（]\s*({_NUM})\s*[)）]"
-_CHANGE_LABEL = (r"(?:chg|change|net change|pct chg|涨跌幅|涨跌额|涨跌|变动|变化|p&l|pnl|fcf|free cash flow|"
+_CHANGE_LABEL = (r"(?:chg%?|change%?|net change|pct chg|涨跌幅|涨跌额|涨跌|变动|变化|p&l|pnl|fcf|"
+                 r"free cash flow|"
                  r"net income|net loss|净利润|净亏损|现金流|盈亏|(?:19|20)\d{2})")
 # A bracketed number is an accounting negative where accounting style is evident: after a
 # change label or a year ("chg (0.34)", "涨跌幅 (0.81%)", "2022 (11.6)"), in a table cell
@@ -30,7 +31,9 @@ _ACCOUNTING = re.compile(
     rf"(?P<lead>(?<![A-Za-z]){_CHANGE_LABEL}[ \t]*[:：=]?[ \t]*|\|[ \t]*)"
     rf"{_BRACKETED}(?=[ \t]*(?:$|\||\n|[,，;；。]|\s{{2}}))",
     re.MULTILINE | re.IGNORECASE)
-_PAIR = re.compile(rf"{_BRACKETED}([ \t]+){_BRACKETED}")
+_PAIR = re.compile(rf"([$¥€£]?){_BRACKETED}([ \t]+(?:/[ \t]*)?|[ \t]*/[ \t]*){_BRACKETED}")
+# a currency sign outside the brackets is accounting style whatever stands before: "$(1.82)"
+_CURRENCY_BRACKET = re.compile(r"([$¥€£])[(（]\s*(\d[\d,]*(?:\.\d+)?)\s*[)）]")
 # before a bracketed number, these say it is a rise or a size, not an accounting negative
 _NOT_ACCOUNTING = re.compile(r"(?:涨|升|增|rose|up|gained|gain|rise|increase|yield|收益率|利率)\W{0,3}$",
                              re.IGNORECASE)
@@ -51,9 +54,9 @@ def _negative(m: re.Match[str]) -> str:
 
 
 def _pair(m: re.Match[str]) -> str:
-    if "%" not in m.group(3) or "%" in m.group(1):
-        return m.group(0)  # a change and its percent: "(0.34)  (0.81%)"
-    return f"-{m.group(1)}{m.group(2)}-{m.group(3)}"
+    if "%" not in m.group(4) or "%" in m.group(2):
+        return m.group(0)  # a change and its percent: "(0.34)  (0.81%)", "$(1.82) / (0.35%)"
+    return f"-{m.group(1)}{m.group(2)}{m.group(3)}-{m.group(4)}"
 
 
 def _arrows(text: str) -> bool:
@@ -64,6 +67,8 @@ UNIFORM = (
     Step("arrows → signs", _arrows, _ARROW_BEFORE, _before),
     Step("arrows → signs", _arrows, _ARROW_AFTER, _after),
     Step("accounting negative", lambda t: "(" in t or "（" in t, _PAIR, _pair),
+    Step("accounting negative", lambda t: "$(" in t or "¥(" in t or "€(" in t or "£(" in t,
+         _CURRENCY_BRACKET, r"-\1\2"),
     Step("accounting negative", lambda t: "(" in t or "（" in t, _ACCOUNTING, _negative),
 )
 

@@ -75,6 +75,9 @@ class HistoricalRubric:
         numbers = [p for p in ref.points if p.kind in ("number", "range")]
         names = [p for p in ref.points if p.kind == "name"]
         results = B.by_value_only([B.bind_number(p, ctx, numbers) for p in numbers])
+        if names:
+            results = N.named_for_another(ctx, results, names,
+                                          str(item.get("response_reference") or ""))
         passed_spans = [(r.mention.start, r.mention.end) for res in results
                         if res.outcome == PASS for r in res.used]
         results += [N.bind_name(p, ctx, passed_spans, list(ref.points)) for p in names]

@@ -160,8 +160,10 @@ _LABELLED_LINE = re.compile(r"[^\n:：]{1,24}[:：]\s*\S.{0,40}")
 
 
 def _last_line(text: str) -> tuple[int, int] | None:
-    """A short "label: answer" line that ends an answer after a blank line, a list or a table
-    ("- 招商银行 0.95%\n\n不良率最低：**招商银行**"): the answer's conclusion."""
+    """The answer's last short paragraph after a list or a table ("- Apple: $93.74B\n- …\n\n
+    Alphabet reported the highest, at $100.12 billion.") or a short "label: answer" line that
+    ends a list: the answer's conclusion. Not when every line is a "key: value" line (then the
+    lines together are the answer)."""
     body = text.rstrip()
     for _ in range(2):  # past a closing courtesy ("如需更多信息，请告诉我。")
         start = body.rfind("\n") + 1
@@ -172,14 +174,23 @@ def _last_line(text: str) -> tuple[int, int] | None:
     start = body.rfind("\n") + 1
     if start == 0:
         return None
+    lines = [ln.strip() for ln in body.splitlines() if ln.strip()]
+    if all(_KEY_VALUE.fullmatch(ln) for ln in lines):
+        return None
     line = body[start:].strip(" *#>")
     before = body[:start].rstrip(" \t")
-    if not _LABELLED_LINE.fullmatch(line) or not (
-            before.endswith("\n") or before.endswith("|") or
-            re.search(r"^\s*(?:[-*•]|\d+[.、)])", body[:start].rsplit("\n", 2)[-2]
-                      if body[:start].count("\n") >= 2 else "", re.MULTILINE)):
-        return None
-    return start, len(body)
+    prev = before.rstrip("\n").rsplit("\n", 1)[-1].strip()
+    listed = bool(re.match(r"(?:[-*•|]|\d+[.、)])", prev))
+    paragraph = before.endswith("\n\n") or (before.endswith("\n") and not prev)
+    if line.startswith("[") or len(line) > 200 or re.match(r"(?:[-*•|]|\d+[.、)])", line):
+        return None  # a footnote, a long paragraph, or the list's or table's own last row
+    if ((paragraph or before.endswith("\n")) and listed) or \
+            (_LABELLED_LINE.fullmatch(line) and (paragraph or listed)):
+        return start, len(body)
+    return None
+
+
+_KEY_VALUE = re.compile(r"[-*•]?\s*[^\n:：]{1,40}[:：]\s*\S.{0,80}")
 
 
 def correction_floor(text: str) -> int:

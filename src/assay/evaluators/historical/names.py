@@ -272,3 +272,32 @@ def extra_names(ctx: Context, names: list[KeyPoint]) -> list[str] | None:
     if any(not name_like(i) or re.search(r"\d", i) for i in extras):
         return None  # something that is not a name: cannot tell
     return extras
+
+
+def named_for_another(ctx: Context, numbers: list[PointResult], names: list[KeyPoint],
+                      reference: str) -> list[PointResult]:
+    """A right number said of the wrong name ("振幅最高的是中证500，振幅70.62%" where the reference
+    line reads "年波动率最高：科创50 70.62%"): the clause that states the passing value names a
+    sibling of that line's name (another index, another bank …) and not the name itself → the
+    point fails. Names the reader does not know leave the point as it is."""
+    lines = [ln for ln in re.split(r"[\n；;]", reference) if ln.strip()]
+    for r in numbers:
+        if r.outcome != PASS or not r.used:
+            continue
+        line = next((ln for ln in lines if r.point.text in ln), "")
+        mine = [n for n in names if n.name and _names_it(line, n.name)]
+        if len(mine) != 1:
+            continue
+        name = mine[0].name
+        for used in r.used:
+            start = used.mention.start
+            lo = max(ctx.text.rfind(c, 0, start) for c in "。；;\n") + 1
+            his = [ctx.text.find(c, start) for c in "。；;\n"]
+            hi = min([h for h in his if h >= 0] or [len(ctx.text)])
+            clause = ctx.text[lo:hi]
+            other = next((g for g in _siblings(name) if _names_it(clause, g)), None)
+            if other and not _names_it(clause, name):
+                r.outcome = FAIL
+                r.why = f"the value is said of {other}, not {name}"
+                break
+    return numbers

@@ -42,7 +42,7 @@ _DECIMAL_COMMA = re.compile(r"(?<![\d.,])\d{1,6},\d{2}(?![\d,])|"
                             r"(?<![\d.,])\d{1,4},\d(?=\s?(?:%|pts?\b|points?\b|€|eur\b))",
                             re.IGNORECASE)
 # "25 247", "$733 080", "4 255.9": blanks between groups of three digits
-_SPACE_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?:\.\d+)?(?![\d,])")
+_SPACE_THOUSANDS = re.compile(r"(?<![\d.,:])\d{1,3}(?: \d{3})+(?:\.\d+)?(?![\d,])")
 
 
 def _euro(m: re.Match[str]) -> str:

@@ -432,7 +432,8 @@ def _field_word(ctx: _Ctx, unit: Unit | None, m: Mention, cs: int, ce: int,
         i += 1
     if i < count and words[i].end <= ce:  # the first word after it, in its clause
         w = words[i]
-        if w.start - m.end <= 3 and w.text.lower() not in F.FALL_SET \
+        if w.start - m.end <= 3 and not _SEPARATED.search(ctx.text, m.end, w.start) and \
+                w.text.lower() not in F.FALL_SET \
                 and w.text.lower() not in F.RISE_SET and w.field != F.OTHER:
             return w, w.text  # "112.91 (open)"
     if unit is not None and unit.cell:
@@ -444,6 +445,10 @@ def _field_word(ctx: _Ctx, unit: Unit | None, m: Mention, cs: int, ce: int,
             if inside:
                 return inside[-1], f"{where} «{ctx.text[span[0]:span[1]].strip()}»"
     return None, ""
+
+
+# a separator between a value and the word after it: "$439.90 · mkt cap" is no market cap
+_SEPARATED = re.compile(r"[·•|;；/]")
 
 
 def _direction(words: list[_Word], lo: int, hi: int) -> int:
@@ -797,7 +802,7 @@ def with_days(answer: str, bound: list[Bound]) -> list[Bound]:
     dates = find_dates(text)
     markers = [m.start() for m in _EARLIER.finditer(text)]
     day_words = [m.start() for m in _EARLIER_CLAUSE.finditer(text)]
-    if not dates and not markers and not day_words and "|" not in text:
+    if not dates and not markers and not day_words and "|" not in text and ":" not in text:
         return bound
     clauses = [b.start() for b in _CLAUSE_END.finditer(text) if not in_number[b.start()]]
     sentences = [b.start() for b in _SCOPE_END.finditer(text) if not in_number[b.start()]]
@@ -821,7 +826,7 @@ def with_days(answer: str, bound: list[Bound]) -> list[Bound]:
         earlier = any(ss <= pos < start for pos in markers) or \
             any(cs <= pos < ce for pos in day_words)
         out.append(replace(b, day=day, earlier=earlier) if day or earlier else b)
-    if "|" in text and ":" in text:
+    if ":" in text:
         out = _earlier_minutes(text, out)
     return out
 
@@ -830,18 +835,32 @@ _TIME_CELL = re.compile(r"\s*(\d{1,2}):(\d{2})(?::(\d{2}))?\s*")
 
 
 def _earlier_minutes(text: str, bound: list[Bound]) -> list[Bound]:
-    """A table whose rows are times of the day ("| 10:31 | 980.10 |", "| 10:33 | 981.02 |"):
-    the rows before the latest time are earlier values of the same day, as earlier days' rows
-    are (the judge: earlier values are not penalised)."""
+    """A table whose rows are times of the day ("| 10:31 | 980.10 |", "| 10:33 | 981.02 |"), or
+    values each written after its time ("10:31 980.10 → 10:33 981.02"): the values before the
+    latest time are earlier values of the same day, as earlier days' are (the judge: earlier
+    values are not penalised)."""
     times: list[tuple[int, int, int] | None] = []
     for b in bound:
-        times.append(_row_time(text, b.mention.start) if b.mention.start >= 0 else None)
+        start = b.mention.start
+        times.append(None if start < 0 else
+                     _row_time(text, start) or _time_before(text, start))
     known = [t for t in times if t is not None]
     if len(set(known)) < 2:
         return bound
     latest = max(known)
     return [replace(b, earlier=True) if t is not None and t < latest else b
             for b, t in zip(bound, times, strict=True)]
+
+
+_TIME_BEFORE = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?\s{0,2}$")
+
+
+def _time_before(text: str, pos: int) -> tuple[int, int, int] | None:
+    """A time of day written right before a value, in prose ("10:31 980.10 → 10:33 981.02")."""
+    m = _TIME_BEFORE.search(text, max(0, pos - 12), pos)
+    if m is None or int(m.group(1)) > 23:
+        return None
+    return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
 
 
 def _row_time(text: str, pos: int) -> tuple[int, int, int] | None:

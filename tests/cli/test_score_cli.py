@@ -65,7 +65,8 @@ def test_score_t23_sample_by_label_shows_both_families(tmp_path: Path) -> None:
     rows = {c[0]: c[1:] for c in ([x.strip() for x in line.split("│") if x.strip()]
                                   for line in r.stdout.splitlines() if "│" in line)}
     # label: items, scored, mean, null, unscored, abstained, error
-    assert rows["all"] == ["79", "79", f"{41 / 79:.3f}", "0", "0", "0", "0"]
+    # 44 right: three coarser answers are right under the default benchmark rounding reading
+    assert rows["all"] == ["79", "79", f"{44 / 79:.3f}", "0", "0", "0", "0"]
     assert rows["Simple_Historical_Lookup(Greater China)"][:2] == ["27", "27"]
     assert rows["Simple_Historical_Lookup(Global)"][:2] == ["19", "19"]
     assert rows["Complex_Historical_Investigation(Greater China)"][:2] == ["18", "18"]

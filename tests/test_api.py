@@ -77,3 +77,22 @@ def assay_errors() -> Any:
     from assay.core import errors
 
     return errors
+
+
+def _coarse_answer(row: dict[str, Any]) -> str:
+    return "约63亿元"
+
+
+def test_finance_rubric_takes_the_strict_rounding_reading_as_an_argument(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`{name: finance-rubric, args: {rounding: strict}}` in a spec or the API: "63亿元" for a
+    reference of 62.57亿元 is right under the default benchmark reading, wrong under strict."""
+    monkeypatch.chdir(tmp_path)
+    rows = [{"prompt_id": "(T2)Simple_Historical_Lookup_x", "prompt": "保利发展经营活动现金流净额？"
+             "（数值保留2位小数）", "response_reference": "62.57亿元，答案允许四舍五入的误差"}]
+    scores = []
+    for evaluator in ("finance-rubric", {"name": "finance-rubric", "args": {"rounding": "strict"}}):
+        run = assay.evaluate(rows, _coarse_answer, evaluators=[evaluator],
+                             db=f"sqlite:///{tmp_path / 'a.db'}")
+        scores.append([r["score"] for r in run.results()])
+    assert scores == [[1.0], [0.0]]

@@ -18,7 +18,10 @@ EVALUATORS: Registry[Any] = Registry("evaluators", noun="evaluator", context=Tru
 
 EVALUATORS.register(
     "finance-rubric", "assay.evaluators.finance:FinanceRubricEvaluator", kind="code",
-    context=False, args=(), summary="the executable finance rubric: T1 precision rules against "
+    context=False, args=(Arg("rounding", False, 'T2/T3 "rounding errors are allowed": benchmark '
+                             "(default: both at the coarser precision shown) or strict (the "
+                             "reference's and the question's decimals)"),),
+    summary="the executable finance rubric: T1 precision rules against "
     "the ground truth, T2/T3 reference answers and their grading notes, in code",
     meta={"score": "0, 1, null or abstained", "cost": "microseconds",
           "reads": ["prompt", "response_reference", "ground_truth (T1)"]})

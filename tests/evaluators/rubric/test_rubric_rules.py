@@ -265,3 +265,23 @@ def test_earlier_days_values_are_not_penalised(answer: str, expected: int) -> No
     assert (value, status) == (expected, ScoreStatus.SCORED)
     if expected == 1 and "7.12" in answer:
         assert [i["text"] for i in ev["ignored"] if "why" in i] == ["7.1200"]
+
+
+@pytest.mark.parametrize("ground_truth", ["null", "[]", '""', "--", "N/A", "暂无数据",
+                                          "Error: no data for 600519", None])
+def test_a_ground_truth_with_no_number_in_any_shape_is_null(ground_truth: object) -> None:
+    """The rules: no number in the ground truth → null, whatever its shape (issue 24)."""
+    from assay.evaluators.finance import FinanceRubricEvaluator
+    item = Item("x", {"prompt": "贵州茅台最新股价", "ground_truth": ground_truth,
+                      "response_reference": "必答点：贵州茅台最新股价\n精度要求：仅允许四舍五入误差"})
+    assert FinanceRubricEvaluator().check(item, Answer("贵州茅台最新价1455元"), None).status == \
+        ScoreStatus.NULL
+
+
+@pytest.mark.parametrize("ground_truth", ['{"最新价": 1455', "最新价 1455"])
+def test_an_unreadable_ground_truth_with_numbers_stays_an_error(ground_truth: str) -> None:
+    from assay.evaluators.finance import FinanceRubricEvaluator
+    item = Item("x", {"prompt": "贵州茅台最新股价", "ground_truth": ground_truth,
+                      "response_reference": "必答点：贵州茅台最新股价\n精度要求：仅允许四舍五入误差"})
+    assert FinanceRubricEvaluator().check(item, Answer("贵州茅台最新价1455元"), None).status == \
+        ScoreStatus.ERROR

@@ -114,6 +114,21 @@ def _identity(item: Item, criteria: Criteria, snap: TruthSnapshot) -> Identity:
 
 
 _PREPARED: dict[tuple[Any, ...], Score | Prepared] = {}
+# an error text in place of data ("Error: no data for 600519", "N/A", "--", "暂无数据")
+_ERROR_TEXT = re.compile(r"\s*(?:error|exception|failed|failure|no data|not found|n/?a|none|null|nan|"
+                         r"-+|—+|失败|错误|异常|无数据|暂无|没有数据|查询失败)\b|\s*(?:-+|—+|暂无数据|无数据)\s*$",
+                         re.IGNORECASE)
+
+
+def _holds_no_number(raw: Any) -> bool:
+    if raw is None or raw in ([], {}, ()):
+        return True
+    if not isinstance(raw, str):
+        return False
+    text = raw.strip()
+    if text.lower() in ("", "null", "[]", "{}", '""', "none", "nan"):
+        return True
+    return not any(c.isdigit() for c in text) or _ERROR_TEXT.match(text) is not None
 
 
 def _prepare(item: Item, truth: TruthSnapshot | None) -> Score | Prepared:
@@ -121,6 +136,12 @@ def _prepare(item: Item, truth: TruthSnapshot | None) -> Score | Prepared:
     zh = lang == "zh"
     snap = truth if truth is not None else snapshot_of_item(item.fields)
     tv = view(snap)
+    if snap.status == "error" and truth is None and _holds_no_number(item.get("ground_truth")):
+        # a stored ground truth of JSON null, [], "", "--" or an error text: no number, so
+        # null as the rules say — not an error of the rubric
+        msg = ("真实实时信息中没有数字，无法评分（null）。" if zh else
+               "The ground truth holds no number: not scored (null).")
+        return Score.null(msg, NAME, version(), evidence={"truth": tv.evidence()})
     if snap.status == "error":
         return Score.error(str(snap.message or "the ground truth cannot be read"), NAME,
                            version(), evidence={"truth": tv.evidence()})

@@ -18,7 +18,7 @@ from typing import Any
 from assay.core.decimals import plain
 from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
 from assay.evaluators.base import CodeEvaluator
-from assay.evaluators.canonical import Canonical, canonical, too_long
+from assay.evaluators.canonical import MAX_CHARS, Canonical, canonical, too_long
 from assay.truth.vocabulary import snapshot_of_item
 
 from . import words as F
@@ -228,9 +228,8 @@ class FinanceRubric(CodeEvaluator):
             zh = _lang(item) == "zh"
             return self._score(0, "回复为空，按规则得0分。" if zh else
                                "The answer is empty: score 0.", {"rule": "empty answer"})
-        zh_item = _lang(item) == "zh"
-        if (long := too_long(text, zh_item)):
-            return Score.error(long, NAME, self.version)
+        if len(text) > MAX_CHARS:
+            return Score.error(too_long(text, _lang(item) == "zh"), NAME, self.version)
         read_as = canonical(text)
         if not read_as.text:  # only reasoning, no answer after it
             zh = _lang(item) == "zh"

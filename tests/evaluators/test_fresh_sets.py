@@ -19,12 +19,12 @@ CORPORA = Path(__file__).resolve().parents[1] / "data" / "rubric_corpus"
 BOUNDS = {
     ("t1_A", "t1", "benchmark", "label"): (0, 0), ("t1_B", "t1", "benchmark", "label"): (0, 0),
     ("t1_C", "t1", "benchmark", "label"): (0, 0), ("t1_D", "t1", "benchmark", "label"): (1, 0),
-    ("t23_A", "t23", "benchmark", "label"): (2, 3), ("t23_B", "t23", "benchmark", "label"): (3, 12),
-    ("t23_C", "t23", "benchmark", "label"): (2, 3), ("t23_D", "t23", "benchmark", "label"): (1, 7),
-    ("t23_A", "t23", "strict", "label_strict"): (4, 3),
-    ("t23_B", "t23", "strict", "label_strict"): (4, 12),
-    ("t23_C", "t23", "strict", "label_strict"): (3, 3),
-    ("t23_D", "t23", "strict", "label_strict"): (4, 7),
+    ("t23_A", "t23", "benchmark", "label"): (1, 3), ("t23_B", "t23", "benchmark", "label"): (0, 9),
+    ("t23_C", "t23", "benchmark", "label"): (1, 2), ("t23_D", "t23", "benchmark", "label"): (1, 7),
+    ("t23_A", "t23", "strict", "label_strict"): (1, 3),
+    ("t23_B", "t23", "strict", "label_strict"): (0, 7),
+    ("t23_C", "t23", "strict", "label_strict"): (1, 2),
+    ("t23_D", "t23", "strict", "label_strict"): (1, 7),
 }
 
 

@@ -492,3 +492,46 @@ def test_strict_rounding_is_an_option_and_rejects_coarser_answers() -> None:
     assert (strict.value, default.value) == (0.0, 1.0)
     with pytest.raises(ConfigError, match="rounding must be one of benchmark, strict"):
         FinanceRubricEvaluator(rounding="loose")
+
+
+# Readings added after the fresh blind sets (issue 24), each on answers of its own
+@pytest.mark.parametrize(("reference", "question", "answer", "expected"), [
+    # a range of keys, then the values in order
+    ("2020年：2.2%；2021年：8.4%；2022年：3.1%", "2020—2022年GDP实际增速分别是多少？",
+     "GDP实际增速 2020–2022：2.2% / 8.4% / 3.1%", 1),
+    ("2020年：2.2%；2021年：8.4%；2022年：3.1%", "2020—2022年GDP实际增速分别是多少？",
+     "GDP实际增速 2020–2022：8.4% / 2.2% / 3.1%", 0),
+    # "how much was it cut?" answered with a signed cut: the size of the cut
+    ("25个基点", "1年期LPR较上月下调了多少个基点？", "1Y LPR: ↓0.25pp (3.35% → 3.10%)", 1),
+    # "how much lower?" answered "higher": the other way round
+    ("0.38个百分点", "工商银行核心一级资本充足率比建设银行低多少个百分点？", "工行比建行高0.38个百分点", 0),
+    ("0.38个百分点", "工商银行核心一级资本充足率比建设银行低多少个百分点？", "工行比建行低0.38个百分点", 1),
+])
+def test_keyed_ranges_and_directions(reference: str, question: str, answer: str,
+                                     expected: int) -> None:
+    assert decide(reference, answer, question) == expected
+
+
+@pytest.mark.parametrize(("reference", "answer", "expected"), [
+    ("Warren Buffett", "Warren E. Buffett was the CEO at the end of 2024.", 1),
+    ("Taiwan Semiconductor Manufacturing Company (TSMC)",
+     "Taiwan Semiconductor Manufacturing Co. (Hsinchu)", 1),
+    # a correction that names another answer, and one that restates a figure, not the name
+    ("美的集团", "美的集团。\n\n不对，更正一下：募资规模最大的是宁德时代。", 0),
+    ("Warren Buffett", "Warren Buffett — actually, Greg Abel had already taken over as CEO.", 0),
+])
+def test_names_with_variants_and_corrections(reference: str, answer: str, expected: int) -> None:
+    assert decide(reference, answer) == expected
+
+
+def test_labelled_points_bound_only_by_value_abstain() -> None:
+    """"ICBC 48.82 | CCB 43.24 | ABC 40.57": labels the reader does not know, values that match
+    the reference's set — the labels may be swapped, so no 1 (it was a false accept)."""
+    ref = "工商银行：48.82万亿元；建设银行：40.57万亿元；农业银行：43.24万亿元"
+    assert decide(ref, "ICBC 48.82 | CCB 43.24 | ABC 40.57 (万亿元)") == ABSTAIN
+    assert decide(ref, "工行48.82万亿元，建行40.57万亿元，农行43.24万亿元") == 1  # 工行 = 工商银行
+
+
+def test_a_right_number_said_of_a_sibling_name_fails() -> None:
+    ref = "年涨跌幅最高：科创50 16.07%；\n年波动率最高：科创50 70.62%"
+    assert decide(ref, "涨幅最高的是科创50，涨幅16.07%；振幅最高的是中证500，振幅70.62%。") == 0

@@ -16,6 +16,7 @@ Names are bound in `names`.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -100,6 +101,8 @@ def _alternatives(p: KeyPoint, m: Mention, fall_asked: bool = False
     a = q.value
     if not m.signed and m.direction < 0 and a > 0 and (pq.value < 0 or not fall_asked):
         a = -a  # "fell 16.97%" is -16.97%, unless the question asks how much it fell
+    elif fall_asked and a < 0 < pq.value:
+        a = -a  # "下调了多少个基点？" answered "↓0.25pp" / "-25bp": the size of the cut
     dim = pq.dim
     if dim == "percent":
         if q.dim == "percent":
@@ -274,7 +277,38 @@ def make_context(text: str, question: str, ref: Reference, mentions: list[Mentio
     if ref.keyed:
         ctx.keys = {m.start: k for m in mentions if (k := mention_key(text, m, mentions,
                                                                      ref.keyed))}
+        ctx.keys.update(_range_keys(text, mentions, ref.keyed))
     return ctx
+
+
+# A range of keys, then the values in that order: "2020–2024：2.2% / 8.4% / 3.1% / 5.2% / 5%",
+# "1—6月制造业PMI依次为：49.2、49.1、50.8、50.4、49.5、49.5", "Q1–Q4: 26.0 / 30.0 / 35.1 / 39.3"
+_YEAR_RANGE = re.compile(r"(?<!\d)((?:19|20)\d{2})\s*(?:年)?\s*[–—\-~至到]\s*((?:19|20)\d{2})(?!\d)")
+_MONTH_RANGE = re.compile(r"(?<!\d)(1[0-2]|0?[1-9])\s*(?:月)?\s*[–—\-~至到]\s*(1[0-2]|0?[1-9])\s*月")
+_QUARTER_RANGE = re.compile(r"\bQ([1-4])\s*[–—\-~]\s*Q([1-4])\b", re.IGNORECASE)
+_LIST_GAP = re.compile(r"\s*(?:[、,，/|;；]|\s)\s*")
+
+
+def _range_keys(text: str, mentions: list[Mention], kind: str) -> dict[int, str]:
+    """Keys for values listed in order after a range of keys: exactly as many values as the
+    range has keys, one after the other with only separators between them."""
+    rx, fmt = {"year": (_YEAR_RANGE, "Y{}"), "month": (_MONTH_RANGE, "M{}"),
+               "quarter": (_QUARTER_RANGE, "Q{}")}.get(kind, (None, ""))
+    out: dict[int, str] = {}
+    if rx is None:
+        return out
+    for m in rx.finditer(text):
+        a, b = int(m.group(1)), int(m.group(2))
+        if not 1 < b - a + 1 <= 24:
+            continue
+        after = [x for x in mentions if x.start >= m.end()]
+        seq = after[:b - a + 1]
+        if len(seq) < b - a + 1 or text[m.end():seq[0].start].count("\n") > 1 or any(
+                not _LIST_GAP.fullmatch(text[x.end:y.start])
+                for x, y in itertools.pairwise(seq)):
+            continue
+        out.update({x.start: fmt.format(a + k) for k, x in enumerate(seq)})
+    return out
 
 
 def mention_key(text: str, m: Mention, mentions: list[Mention], kind: str) -> str | None:

@@ -54,6 +54,10 @@ _CONCLUSION_FILLER = re.compile(
     r"therefore|so|thus|the|it\s+is|is|was)(?![a-z])", re.IGNORECASE)
 
 
+_CORPORATE = re.compile(r"(?:[\s,]+(?:company|co\.?|inc\.?|incorporated|corporation|corp\.?|"
+                        r"limited|ltd\.?|plc|group|holdings))+\s*$", re.IGNORECASE)
+
+
 def _variants(name: str) -> list[str]:
     """The spellings of a name the answer may use: as written, without its bracketed alias,
     the alias alone ("Taiwan Semiconductor Manufacturing Company (TSMC)"), known aliases."""
@@ -61,6 +65,10 @@ def _variants(name: str) -> list[str]:
     m = re.fullmatch(r"\s*(.+?)\s*[(（]\s*(.+?)\s*[)）]\s*", name)
     if m:
         forms.update({m.group(1), m.group(2)})
+    for f in list(forms):  # "… Manufacturing Company" is "… Manufacturing Co." too
+        short = _CORPORATE.sub("", f).strip()
+        if short and short != f and len(short.split()) >= 2:
+            forms.add(short)
     out: set[str] = set()
     for f in forms:
         out.add(f.lower())
@@ -79,8 +87,9 @@ def find_name(text: str, name: str) -> list[tuple[int, int]]:
         if re.search(r"[\u4e00-\u9fff]", v):
             pat = re.escape(v)
         else:
-            pat = r"(?<![a-z0-9])" + r"\s*".join(re.escape(w) for w in v.split()) + \
-                r"(?![a-z0-9])"
+            # words apart by blanks, or by a middle initial ("Warren E. Buffett")
+            pat = r"(?<![a-z0-9])" + r"\s*(?:[a-z]\.\s*)?".join(
+                re.escape(w) for w in v.split()) + r"(?![a-z0-9])"
         spans.extend((m.start(), m.end()) for m in re.finditer(pat, low))
     spans.sort()
     return spans
@@ -163,6 +172,12 @@ _COURTESY = re.compile(r"(?:好的|当然|没问题|以下是.{0,20}|如需.{0,3
                        r"#{1,6}\s.{0,60})[。.!！:：]?", re.IGNORECASE)
 
 
+# what a correction says the answer is: "不对，…应该是农业银行", "actually, Greg Abel had …"
+_CORRECTED_TO = re.compile(r"(?:应该是|应为|应是|实为|实际上是|should be|is actually|actually,?\s+(?=[A-Z]))"
+                           r"\s*([\u4e00-\u9fff]{2,12}|[A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,4})|"
+                           r"(?:的是|就是|是)\s*([\u4e00-\u9fff]{2,12})")
+
+
 def bind_name(p: KeyPoint, ctx: Context, passed_spans: list[tuple[int, int]],
               all_points: list[KeyPoint]) -> PointResult:
     text = ctx.text
@@ -193,6 +208,17 @@ def bind_name(p: KeyPoint, ctx: Context, passed_spans: list[tuple[int, int]],
             if any(_HEDGE.search(FN.sentence_of(text, s[0])) for s in inside):
                 return PointResult(p, UNSURE, "named in the conclusion, but hedged", b.why)
             return PointResult(p, PASS, "named in the final statement", b.why)
+        if b.why == "the self-correction":
+            corrected = _CORRECTED_TO.search(text, b.start)
+            other = (corrected.group(1) or corrected.group(2)) if corrected else ""
+            if other and not _names_it(other, p.name):
+                return PointResult(p, FAIL, f"the self-correction names «{other}», not {p.name}",
+                                   b.why)
+            if corrected is None and stated and all(s[0] < b.start for s in stated):
+                # "JPMorgan Chase, … $3.88 trillion… correction, that was 2023. At Dec 31,
+                # 2024: $4.00 trillion.": the correction restates a figure, not the name
+                return PointResult(p, PASS, "named before a correction that names nothing else",
+                                   b.why)
         named = _conclusion_names(text, b)
         if named and not _names_it(named, p.name):
             return PointResult(p, FAIL, f"the conclusion names «{named}», not {p.name}", b.why)

@@ -192,6 +192,7 @@ _UNIT_QUOTE = re.compile(r"\s*(?:美元|美金|港元|港币|欧元|日元|英�
                          re.IGNORECASE)
 _TIME = re.compile(r"\s*[:：]\s*\d{2}(?!\d)")
 _YEAR_FORMS = re.compile(r"(?:19|20)\d{2}")
+_TENOR_AFTER = re.compile(r"[yY](?![a-zA-Z])|\s?(?:年期|个月期)")
 _CODE_AFTER = re.compile(r"\.(?:sh|sz|bj|hk|o|n|us|ss)(?![a-z])", re.IGNORECASE)
 _APPROX_LEFT = re.compile(r"(?<![a-z])(?:约为|约|大约|大概|近|接近|将近|约合|approximately|"
                           r"approx\.|about|around|roughly|nearly|almost|~|≈|∼)\s*[:：]?\s*$",
@@ -261,6 +262,8 @@ def _not_a_value(text: str, start: int, end: int, raw: str) -> bool:
         return True  # minutes of 15:30
     if _CODE_AFTER.match(text, end):
         return True  # 600519.SH, 00700.HK
+    if raw.isdigit() and _TENOR_AFTER.match(text, end):
+        return True  # 1Y LPR, 10Y yield, 5年期: a tenor names the rate, it is no value
     left = _left(text, start)
     if _MONTH_LEFT.search(left) or _DAY_MONTH_RIGHT.match(text, end):
         if raw.isdigit() and len(raw) <= 2:

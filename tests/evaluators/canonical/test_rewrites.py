@@ -122,3 +122,21 @@ def test_self_corrections_are_found() -> None:
     assert canonical(text).corrections == (23, 29, 48)  # wait, let me re-check, actually
     assert canonical("更正：最新价应为249.34美元").corrections == (0,)
     assert canonical("The price rose 2%.").corrections == ()
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # search assistants' citations and their source list
+    ("收益率约为 **1.76%**[1]，30年期约2.14%[2]。\n\n[1] 中国债券信息网\n[2] 英为财情",
+     "收益率约为 **1.76%**，30年期约2.14%。"),
+    ("The yield is 4.01% [1][2].", "The yield is 4.01% ."),
+    ("[1] 最新价：1455元\n[2] 涨跌幅：-2.01%", "[1] 最新价:1455元\n[2] 涨跌幅:-2.01%"),  # items
+    ("list [1, 2, 3]", "list [1, 2, 3]"),
+    ("The 10-year U.S. Treasury yield", "The 10-year US Treasury yield"),
+    ("Just **one**: TSMC", "Just **1**: TSMC"),
+    ("寧德時代收市價為358.14元", "宁德时代收市价为358.14元"),
+    ("at twenty-five thousand, two hundred and fifty, down", "at 25250, down"),
+    ("four thousand two hundred fifty-five dollars and ninety cents", "$4255.90"),
+    ("one of the top two", "one of the top two"),
+])
+def test_more_forms(text: str, expected: str) -> None:
+    assert canonical(text).text == expected

@@ -182,7 +182,16 @@ def _run(m: re.Match[str]) -> str:
     return str(alpha2digit(re.sub(r",\s+", " ", words), "en"))
 
 
+# a small number word the answer marks as its answer: "Just **one**: TSMC" → "**1**"
+_BOLD_WORD = re.compile(rf"\*\*({_UNITS})\*\*", re.IGNORECASE)
+_SMALL = {w: str(k) for k, w in enumerate(_UNITS.split("|"))}
+
+
 def spelled(text: str) -> tuple[str, list[str]]:
+    if "**" in text:
+        new = _BOLD_WORD.sub(lambda m: f"**{_SMALL[m.group(1).lower()]}**", text)
+        if new != text:
+            return spelled(new)[0], ["number words → digits"]
     if _SPELLED.search(text) is None:
         return text, []
     new = _RUN.sub(_run, text)

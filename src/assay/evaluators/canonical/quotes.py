@@ -23,7 +23,8 @@ _PRICE = (r"(?:(?:[A-Z]{1,3}\$|\$|¥|€|£|RMB|USD|HKD|CNY)\s?)?\d[\d,]*(?:\.\d
           r"(?:\s?(?:元|港元|美元|USD|HKD|CNY|pts|点))?")
 _QUOTE_LINE = re.compile(
     rf"^(?P<lead>[ \t]*(?:[-*•>]|\d{{1,2}}[.)])?[ \t]*)(?P<name>{_TICKER}|{_CJK_NAME}|{_EN_NAME})"
-    rf"(?P<sep>[ \t]*[:：]?[ \t]*)(?P<price>{_PRICE})(?P<after>[ \t]*(?:$|[(（|,，;；▲▼↑↓+\-/]|\s[+-]))",
+    rf"(?P<sep>[ \t]*[:：]?[ \t]*)(?P<price>{_PRICE})"
+    rf"(?P<after>[ \t]*(?:$|[(（|,，;；▲▼↑↓+/]|-(?![A-Za-z])|\s[+-]))",
     re.MULTILINE)
 # a quote line states how the price moved: a percent, an arrow or a signed number after it
 _MOVE = re.compile(r"[%▲▼↑↓]|(?<![\w.])[+-]\s?\d|涨|跌|/\s*\d")
@@ -49,7 +50,14 @@ _NOT_NAMES = frozenset({"Note", "Source", "Sources", "Date", "Time", "As", "At",
                         "GAAP", "TTM", "CPI", "PPI", "PMI", "GDP", "ROE", "ROA", "ROI", "Cap",
                         "MktCap", "Vol", "Age", "Rating", "Score", "Target", "Consensus",
                         "Forecast", "Estimate", "Est", "Fwd", "Forward", "Gross", "Margin",
-                        "Debt", "Cash", "FCF", "Capex", "Shares", "Float", "Employees"})
+                        "Debt", "Cash", "FCF", "Capex", "Shares", "Float", "Employees",
+                        # words that start sentences, not names
+                        "The", "A", "An", "This", "That", "These", "Those", "It", "Its", "Our",
+                        "Your", "Their", "We", "You", "They", "I", "For", "From", "With", "By",
+                        "Of", "To", "And", "Or", "But", "So", "If", "When", "While", "Today",
+                        "Yesterday", "Now", "Currently", "Latest", "Last", "Current", "Price",
+                        "Close", "Open", "High", "Low", "Change", "Yes", "Approximately",
+                        "About", "Around", "Roughly", "Here", "There", "According"})
 _NOT_NAMES_LOW = frozenset(n.lower() for n in _NOT_NAMES)
 _WEEKS52 = re.compile(r"\b52[- ]?(?:wk|wks|w)\b|\b52[- ]week", re.IGNORECASE)
 _MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec"
@@ -157,7 +165,12 @@ def _dmy(m: re.Match[str]) -> str:
     return f"{m.group(3)}年{int(m.group(2))}月{int(m.group(1))}日"
 
 
+# "U.S.", "U.K.": the dots are no sentence ends ("the 10-year U.S. Treasury yield")
+_DOTTED = re.compile(r"\b(U)\.(S|K)\.(?=\s|[A-Za-z,;:)]|$)")
+
+
 UNIFORM = (
+    Step("U.S. → US", lambda t: "U." in t, _DOTTED, r"\1\2"),
     Step("day.month.year as a date", lambda t: "." in t, _DMY, _dmy),
     Step("month/day as a date", lambda t: "/" in t, _MONTH_DAY, _month_day),
     Step("ISO date", lambda t: "-" in t, _ISO_DATE, _iso_date),

@@ -312,6 +312,31 @@ def _keep_last_tool_end(text: str) -> str:
     return "".join(parts)
 
 
+_CITE = re.compile(r"(?<=\S)\[\d{1,2}\]|\[\d{1,2}\](?=\[\d)|【\d{1,2}(?:[†:]\w*)?】")
+_CITE_LOOSE = re.compile(r"[ \t]\[\d{1,2}\](?=[\s.。,，;；:：]|$)")
+_SOURCE_LINE = re.compile(r"[ \t]*(?:[-*•][ \t]*)?(?:\[\d{1,2}\]|【\d{1,2}】|\^\d{1,2})[ \t:：.]?.*")
+
+
+def _citations(text: str) -> str:
+    """Search assistants' citations: the trailing list of sources ("[1] 中国债券信息网 …"), after
+    a blank line, and the markers in the text — glued to what they cite ("1.76%[1]"), in a row
+    ("[1][2]"), or after a blank before a stop ("4.01% [1]."); never at a line's start ("[1] 最新价
+    1455元" numbers an item). "[1, 2, 3]" is no citation."""
+    lines = text.split("\n")
+    end = len(lines)
+    while end > 0 and len(lines) - end < 3 and lines[end - 1].strip() and not _SOURCE_LINE.fullmatch(
+            lines[end - 1]) and not any(c.isdigit() for c in lines[end - 1]):
+        end -= 1  # a closing line after the sources ("Let me know if you need anything else.")
+    k = end
+    while k > 0 and (not lines[k - 1].strip() or _SOURCE_LINE.fullmatch(lines[k - 1])):
+        k -= 1
+    sources = any(lines[j].strip() for j in range(k, end))
+    if sources and (k == 0 or (lines[k - 1].strip() and k < end and lines[k].strip())):
+        sources = False  # no blank line before the list: numbered items, not sources
+    body = "\n".join(lines[:k] + lines[end:]) if sources else text
+    return _CITE_LOOSE.sub("", _CITE.sub("", body))
+
+
 _FOOTNOTE_DEF = re.compile(r"^[ \t]*\[\^[^\]\n]{1,20}\]:[^\n]*\n?", re.MULTILINE)
 _FOOTNOTE_REF = re.compile(r"\[\^[^\]\n]{1,20}\]")
 
@@ -345,6 +370,12 @@ def unwrap(text: str) -> tuple[str, list[str]]:
         if new != text:
             text = new
             done.append("CSV as a table")
+    # citations of search assistants: "1.76%[1]", "[1][2]", and the source list "[1] 中国债券信息网"
+    if "[" in text or "【" in text:
+        new = _citations(text)
+        if new != text:
+            text = new
+            done.append("citations set aside")
     # markdown footnotes, after JSON (a JSON string may hold them): sources, not the answer
     if "[^" in text:
         new = _FOOTNOTE_REF.sub("", _FOOTNOTE_DEF.sub("", text))

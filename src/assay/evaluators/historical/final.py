@@ -128,6 +128,14 @@ def blocks(text: str, tool_end: int = -1) -> list[Block]:
     last = _last_line(text)
     if last is not None and last[0] >= floor:
         rest.append((last[0], "the last line", last, False))
+    bold = [m for m in _BOLD.finditer(text, floor) if _DIGIT.search(m.group(1))]
+    if len(bold) == 1:
+        # "- **M2余额：313.5万亿元**，同比增长7.3%": the one figure the answer emphasises; its
+        # clause is the conclusion ("其中 … 贡献约1052亿美元" after it is a part)
+        b = bold[0]
+        start = max(floor, max(text.rfind(c, 0, b.start()) for c in "\n。；;") + 1)
+        ends = [k for k in (text.find(c, b.end()) for c in "\n。；;") if k >= 0]
+        add(start, "the emphasised figure", (start, min(ends) if ends else n), True)
     for m in WEAK.finditer(text, floor):
         rest.append((m.start(), m.group(0), _head(text, m.start()), False))
     for start, why, head, strong in sorted(rest, key=lambda x: -x[0]):
@@ -151,6 +159,7 @@ def blocks(text: str, tool_end: int = -1) -> list[Block]:
 
 
 _DIGIT = re.compile(r"\d")
+_BOLD = re.compile(r"\*\*([^*\n]{1,80})\*\*")
 _FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?")
 # what a correction can restate: a figure or a name (a capitalised word, two CJK characters)
 _RESTATED = re.compile(r"\d|\b[A-Z][a-z]+|[\u4e00-\u9fff]{2}")

@@ -172,6 +172,7 @@ _COURTESY = re.compile(r"(?:好的|当然|没问题|以下是.{0,20}|如需.{0,3
                        r"#{1,6}\s.{0,60})[。.!！:：]?", re.IGNORECASE)
 
 
+_BOLD = re.compile(r"\*\*([^*\n]{1,60})\*\*")
 # what a correction says the answer is: "不对，…应该是农业银行", "actually, Greg Abel had …"
 _CORRECTED_TO = re.compile(r"(?:应该是|应为|应是|实为|实际上是|should be|is actually|actually,?\s+(?=[A-Z]))"
                            r"\s*([\u4e00-\u9fff]{2,12}|[A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,4})|"
@@ -188,6 +189,12 @@ def bind_name(p: KeyPoint, ctx: Context, passed_spans: list[tuple[int, int]],
             return PointResult(p, UNSURE, "part of the name appears, the name itself does not")
         return PointResult(p, FAIL, "the answer never names it")
     stated = [s for s in spans if not _NEGATED.search(text[max(0, s[0] - 8):s[0]])]
+    emphasised = [b for b in _BOLD.findall(text) if name_like(b.strip()) and
+                  not re.search(r"\d", b)]
+    if only_name and emphasised and not any(_names_it(b, p.name) for b in emphasised):
+        # "the CEO was **Greg Abel**, with Warren Buffett remaining chairman": the answer
+        # marks another name as its answer
+        return PointResult(p, UNSURE, f"named, but the answer emphasises «{emphasised[0].strip()}»")
 
     def second_answer(where: list[tuple[int, int]]) -> PointResult | None:
         """"上海和广州", "Apple or NVIDIA": two answers where one is wanted is wrong."""

@@ -659,7 +659,7 @@ def _misfit_of(ctx: _Ctx, field: str, m: Mention, value: Decimal) -> str:
     if field in (F.OTHER, F.RANGE52, F.CONVERTED, F.DAY_RANGE):
         return f"extra information ({F.display(field, 'en')})"
     percent_level = field == F.LAST and ctx.want.percent_last
-    if field in _PRICE_LIKE or field in (F.HIGH, F.LOW):
+    if field in _PRICE_LIKE or field in (F.HIGH, F.LOW, F.DATED_CLOSE):
         if m.percent and not percent_level:
             return "a percent is never a price"
         if m.unit:
@@ -668,6 +668,8 @@ def _misfit_of(ctx: _Ctx, field: str, m: Mention, value: Decimal) -> str:
             return "a count of shares is not a price"
         if value < 0:
             return "a negative number is not a price"
+        if m.signed and not percent_level:  # "NVDA $181.81 ▲1.10% (+$1.98)"
+            return "a number written with its sign is a change, not a price"
         if m.per and ctx.ident.per and m.per in ("g", "oz") and m.per != ctx.ident.per:
             return f"a price per {m.per}, the item's is per {ctx.ident.per}"
         if ctx.ident.currency and _currency_conflict(m.currency, ctx.ident.currency):

@@ -140,3 +140,64 @@ def test_self_corrections_are_found() -> None:
 ])
 def test_more_forms(text: str, expected: str) -> None:
     assert canonical(text).text == expected
+
+
+@pytest.mark.parametrize(("text", "answer", "how"), [
+    ("Revenue: USD 245,122 million.\n\nBest regards,\nTom | Research | +44 20 7946 0958",
+     "Revenue: USD 245,122 million.", "signature set aside"),
+    ("规模20,178.62亿元。\n\n顺颂商祺\n张晓 | 研究部 | 021-6888 1234", "规模20,178.62亿元。",
+     "signature set aside"),
+    ("Revenue: USD 245,122 million.\n\nDisclaimer: FY2023 revenue of USD 211.9bn is no guide.",
+     "Revenue: USD 245,122 million.", "disclaimer set aside"),
+    ("张晓 | 研究部 | 021-6888 1234\n规模20,178.62亿元", "张晓 | 研究部 | ☎\n规模20,178.62亿元",
+     "telephone numbers set aside"),
+])
+def test_letter_framing_is_set_aside(text: str, answer: str, how: str) -> None:
+    c = canonical(text)
+    assert (c.text, how in c.rewrites) == (answer, True)
+
+
+@pytest.mark.parametrize("text", [
+    "Thanks for asking: revenue was USD 245,122 million.",  # a valediction inside a sentence
+    "Best regards\nRevenue was USD 245,122 million.",  # nothing before it: no signature
+    "Range 2021-2024: 0.5-1.2; code 021-68881234",  # no separator of a signature line
+])
+def test_letter_framing_leaves_the_answer(text: str) -> None:
+    assert canonical(text).text == text
+
+
+def test_an_agent_transcript_before_its_final_answer_is_reasoning() -> None:
+    r = set_aside_reasoning("Thought: look it up.\nAction: fetch[x]\nObservation: total 1,408\n"
+                            "Final Answer: I cannot verify it.")
+    assert r.text == "I cannot verify it."
+    assert any("1,408" in b for b in r.blocks)
+
+
+@pytest.mark.parametrize(("text", "out"), [
+    ("in December twenty twenty-four", "in December 2024"),
+    ("in nineteen ninety-eight and twenty oh five", "in 1998 and 2005"),
+    ("the ten-year Treasury and the two-year", "the 10-year Treasury and the 2-year"),
+    ("a thirty-day window", "a 30-day window"),
+])
+def test_spoken_years_and_spans(text: str, out: str) -> None:
+    assert numerals.uniform(text)[0] == out
+
+
+@pytest.mark.parametrize(("text", "out"), [
+    ("Amazon FCF (USD bn):\n- FY2022: (11.6)\n- FY2023: 36.8",
+     "Amazon FCF (USD bn):\n- FY2022: -11.6\n- FY2023: 36.8"),
+    ("closed at $118.42, a change of (16.97%).", "closed at $118.42, a change of -16.97%."),
+    ("rose today (1.10%).", "rose today (1.10%)."),
+    ("Tax rate: (21%).", "Tax rate: (21%)."),
+])
+def test_accounting_negatives_after_a_fiscal_year_or_a_change_of(text: str, out: str) -> None:
+    assert signs.uniform(text)[0] == out
+
+
+def test_key_value_pairs_become_statements_with_times_and_dates_as_such() -> None:
+    text, done = structured.unwrap("symbol=603288.SH rt_last=38.77 rt_date=20250814 "
+                                   "rt_time=150002")
+    assert text.replace(structured.TOOL_END, "") == \
+        "603288.SH last: 38.77; date: 2025-08-14; time: 15:00:02"
+    assert done == ["key=value pairs as statements"]
+    assert structured.unwrap("x = 5 and y = 6")[0] == "x = 5 and y = 6"

@@ -535,3 +535,107 @@ def test_labelled_points_bound_only_by_value_abstain() -> None:
 def test_a_right_number_said_of_a_sibling_name_fails() -> None:
     ref = "年涨跌幅最高：科创50 16.07%；\n年波动率最高：科创50 70.62%"
     assert decide(ref, "涨幅最高的是科创50，涨幅16.07%；振幅最高的是中证500，振幅70.62%。") == 0
+
+
+# --- after the sixth blind set (issue 24, set F) ----------------------------------------------
+
+@pytest.mark.parametrize(("reference", "question", "answer", "expected"), [
+    # a research note: the value said in the question's words, among others said of other things
+    ("62.57亿元，答案允许四舍五入的误差", "截至2024年12月31日，保利发展经营活动现金流净额是多少亿元？",
+     "【保利发展2024年报点评】公司实现营业总收入3,116.66亿元；归母净利润50.01亿元；经营活动产生的"
+     "现金流量净额62.57亿元；投资活动现金流净额-11.94亿元。", 1),
+    ("62.57亿元，答案允许四舍五入的误差", "截至2024年12月31日，保利发展经营活动现金流净额是多少亿元？",
+     "【保利发展2024年报点评】公司实现营业总收入3,116.66亿元；经营活动产生的现金流量净额60.57亿元；"
+     "投资活动现金流净额62.57亿元。", 0),
+    # the reference's name tells the values apart, though the question names every candidate
+    ("中国联通，4.56%，答案允许四舍五入的误差",
+     "2024年，中国移动、中国电信、中国联通三家中营业收入同比增速最高的是哪家？增速是多少？",
+     "三大运营商营收增速：中国移动+3.1%，中国电信+3.06%，中国联通+4.56%。增速最高的是中国联通。", 1),
+    ("JPMorgan Chase; total assets of 4,002.81 billion USD. Rounding errors are allowed.",
+     "Which US bank had the largest total assets at December 31, 2024, and what was the amount?",
+     "JPMorgan Chase & Co. — total assets $4,002.81bn (BofA $3,261.5bn, Citi $2,352.9bn).", 1),
+    ("2.9%. Rounding errors are allowed.",
+     "What was the US CPI year-over-year inflation rate for December 2024?",
+     "US consumer prices rose two point nine percent from a year earlier in December twenty "
+     "twenty-four, up from two point seven percent in November.", 1),
+    # a value with no words of its own is never set aside: "分别为a和b" stays undecided
+    ("1286.6万辆", "2024年我国新能源汽车销量是多少万辆？",
+     "2024年，我国新能源汽车产量和销量分别为1288.8万辆和1286.6万辆。", ABSTAIN),
+])
+def test_values_told_apart_by_their_own_words(reference: str, question: str, answer: str,
+                                              expected: object) -> None:
+    assert decide(reference, answer, question) == expected
+
+
+@pytest.mark.parametrize(("reference", "question", "answer", "expected"), [
+    # parts after 其中 / of which: the whole before them is the answer
+    ("438468.24亿元。评分要点：学生答案数字允许0.01%的误差", "2024年中国货物贸易进出口总值是多少亿元？",
+     "2024年我国货物贸易进出口总值43.85万亿元，其中出口25.45万亿元，进口18.39万亿元。", 1),
+    ("35.46 trillion USD. The student's numbers may deviate by up to 0.01%.",
+     "What was total US federal debt outstanding at the end of fiscal year 2024?",
+     "Total public debt outstanding at FY2024 end (Sept 30, 2024): $35,462 billion, of which "
+     "debt held by the public ≈ $28.3 trillion.", 1),
+    # the release asked about, not a later revision; a release date is no period
+    ("256 thousand.", "How many nonfarm payroll jobs did the US add in December 2024, according "
+     "to the initial BLS release?", "Initial BLS print (Jan 10, 2025): +256K nonfarm payrolls for "
+     "December 2024. (Later revised to +307K.)", 1),
+    ("256 thousand.", "How many nonfarm payroll jobs did the US add in December 2024, according "
+     "to the initial BLS release?", "Initial BLS print (Jan 10, 2025): +307K nonfarm payrolls for "
+     "December 2024. (Later revised to +256K.)", 0),
+    # a total of the labelled points is none of them
+    ("工商银行：48.82万亿元；建设银行：40.57万亿元", "工商银行、建设银行的总资产分别是多少万亿元？",
+     "| 银行 | 总资产（万亿元） |\n|---|---|\n| 工商银行 | 48.82 |\n| 建设银行 | 40.57 |\n\n"
+     "两行合计约89.39万亿元。", 1),
+    # a level in basis points; a change in basis points beside it is not the level
+    ("0.95%，答案允许四舍五入的误差", "招商银行2024年末不良贷款率是多少？",
+     "招行2024年末不良贷款率95bp，与上年末持平；拨备覆盖率411.98%，较上年末下降25.16个百分点。", 1),
+    ("0.95%，答案允许四舍五入的误差", "招商银行2024年末不良贷款率是多少？",
+     "招行2024年末不良贷款率0.95%，较上年末下降5bp。", 1),
+    # how the value is written is no value
+    ("7.1884。评分要点：允许有0.0001的误差", "2024年12月31日美元兑人民币中间价是多少？",
+     "2024年12月31日美元兑人民币中间价为7.1884（以1美元为基准，保留4位小数）。", 1),
+])
+def test_parts_releases_totals_and_writing(reference: str, question: str, answer: str,
+                                           expected: object) -> None:
+    assert decide(reference, answer, question) == expected
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("Hi Sarah,\n\nMicrosoft FY2024 total revenue: USD 245,122 million (+16% y/y).\n\n"
+     "Best regards,\nTom Hughes | Equity Research | +44 20 7946 0958\n\nDisclaimer: figures "
+     "from the 10-K; past performance (e.g. FY2023 revenue of USD 211.9bn) is no guarantee.", 1),
+    ("Thought: look up the 10-K.\nAction: fetch[msft 10-K]\nObservation: Total revenue 245,122\n"
+     "Final Answer: I'm unable to verify Microsoft's fiscal 2024 revenue.", 0),
+])
+def test_letters_and_agent_transcripts(answer: str, expected: int) -> None:
+    assert decide("$245.12 billion. Rounding errors are allowed.", answer,
+                  "What was Microsoft's total revenue for fiscal year 2024? (billions of USD)"
+                  ) == expected
+
+
+def test_accounting_negative_in_a_fiscal_year_list() -> None:
+    ref = "FY2022: -11.6 billion USD; FY2023: 36.8 billion USD"
+    q = "What was Amazon's free cash flow in FY2022 and FY2023 (USD bn)?"
+    assert decide(ref, "Amazon FCF (USD bn):\n- FY2022: (11.6)\n- FY2023: 36.8", q) == 1
+    assert decide(ref, "Amazon FCF (USD bn):\n- FY2022: 11.6\n- FY2023: 36.8", q) == 0
+
+
+def test_a_listed_extra_name_is_seen_whatever_precedes_the_list() -> None:
+    """"1. 中国神华 … 5. 中国银行" after a self-correction: the fifth item is another name (a
+    rewrite of the sixth blind set's answer was accepted before)."""
+    ref = ("中国神华、长江电力、工商银行、农业银行\n"
+           "评分要点：学生答案必须答出标准答案中的所有公司，同时不能出现其他公司。")
+    listed = "涨幅超过50%的公司：\n1. 中国神华\n2. 长江电力\n3. 工商银行\n4. 农业银行\n5. 中国银行"
+    retry = "初步查询得到5,432.10，等等，让我重新核对。\n"
+    assert decide(ref, retry + listed) == ABSTAIN  # it was 1: 中国银行 went unseen
+    assert decide(ref, retry + listed.removesuffix("\n5. 中国银行")) == 1
+
+
+def test_a_short_last_line_after_a_list_is_its_conclusion_not_a_courtesy() -> None:
+    ref = '"美的集团"。评分要点：学生答案必须和标准答案严格一致'
+    answer = ("2024年港股IPO募资额前三：\n1. 美的集团 约310亿港元\n2. 顺丰控股 约58亿港元\n\n"
+              "最大的是美的集团。")
+    assert decide(ref, answer) == 1
+    # another name concluded: not 1 (the reader does not yet fail it: it abstains)
+    assert decide(ref, answer.replace("最大的是美的集团。", "最大的是顺丰控股。")) == ABSTAIN
+    assert decide(ref, answer + "\n\n如需更多信息，请告诉我。") == 1

@@ -340,3 +340,50 @@ def test_a_range_after_a_dropped_code_is_the_days_range(answer: str, expected: i
     ends = {v["text"]: v["field"] for v in s.evidence["ignored"]
             if v["text"] in ("1454.03", "1488.00", "1,454.03", "1,488.00")}
     assert sorted(ends.values()) == ["high", "low"]
+
+
+# --- after the sixth blind set (issue 24, set F) ----------------------------------------------
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("贵州茅台 −201bp，报1455.0", 1),  # basis points of a price's move: -2.01 %
+    ("Moutai is down 201 bp on the day, last at ¥1455.0", 1),
+    ("贵州茅台 −210bp，报1455.0", 0),
+])
+def test_basis_points_of_a_price_move_are_hundredths_of_a_percent(answer: str,
+                                                                   expected: int) -> None:
+    assert decided(score(answer, "涨跌幅")) == expected
+
+
+def test_basis_points_of_a_yield_stay_a_move_of_the_level() -> None:
+    """For a yield, "-5bp" moves the level; it is never the level's percent change."""
+    s = score("中国10年期国债收益率1.7602%，较前一日-5bp。", "中国10年期国债最新收益率",
+              "允许误差范围绝对数值±0.01%", BOND_ROW, "中国10年期国债收益率", tags="债券")
+    assert decided(s) == 1
+    assert [v["text"] for v in s.evidence["values"]] == ["1.7602%"]
+
+
+def test_prev_alone_is_the_previous_close() -> None:
+    s = score("贵州茅台 close ¥1455.0, −201bp d/d (prev 1484.91)", "最新价")
+    assert decided(s) == 1
+    assert {v["field"] for v in s.evidence["values"]} == {"last"}
+
+
+def test_a_momentary_high_is_the_day_high() -> None:
+    """"盘中一度冲高至1488.00": 一度 (at one point) is what a day's high is, not extra."""
+    s = score("贵州茅台今日开于1483.10元，盘中一度冲高至1488.00元，最低下探1454.03元。",
+              "开盘价、最高价、最低价")
+    assert decided(s) == 1
+
+
+def test_a_pasted_key_value_line_reads_its_keys() -> None:
+    s = score("tool> get_quote('600519')\nsymbol=600519 rt_last=1455.0 rt_date=20251017 "
+              "rt_time=150002\n\n贵州茅台最新价1455.0元。", "最新价")
+    assert decided(s) == 1
+    assert "key=value pairs as statements" in s.evidence["read"]["rewrites"]
+
+
+def test_a_spelled_tenor_names_another_bond() -> None:
+    s = score("The ten-year is yielding about one point seven six percent, with the two-year at "
+              "one point four one.", "中国10年期国债最新收益率", "允许误差范围绝对数值±0.01%",
+              BOND_ROW, "中国10年期国债收益率", tags="债券")
+    assert decided(s) == 1

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from . import corrections, numerals, quotes, reasoning, script, signs, structured
+from . import corrections, letters, numerals, quotes, reasoning, script, signs, structured
 
 __all__ = ["MAX_CHARS", "Canonical", "canonical", "set_aside_reasoning", "too_long"]
 
@@ -100,6 +100,8 @@ def _build(answer: str) -> Canonical:
     if r.how:
         done.append(f"{r.how} set aside")
     text = r.text
+    text, names = letters.set_aside(text)
+    done += names
     text, names = numerals.fullwidth(text)
     done += names
     text, names = script.simplified(text)

@@ -187,7 +187,43 @@ _BOLD_WORD = re.compile(rf"\*\*({_UNITS})\*\*", re.IGNORECASE)
 _SMALL = {w: str(k) for k, w in enumerate(_UNITS.split("|"))}
 
 
+# a year as it is spoken: "twenty twenty-four", "nineteen ninety-eight", "twenty oh five"
+_ONES = "one|two|three|four|five|six|seven|eight|nine"
+_TEENS = "ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen"
+_SPOKEN_YEAR = re.compile(rf"\b(nineteen|twenty)[\s-]+(?:(?:oh|o)[\s-]+(?P<oh>{_ONES})|"
+                          rf"(?P<teen>{_TEENS})|(?P<tens>{_TENS})(?:[\s-]+(?P<one>{_ONES}))?)\b",
+                          re.IGNORECASE)
+_ONES_N = {w: k + 1 for k, w in enumerate(_ONES.split("|"))}
+_TEENS_N = {w: k + 10 for k, w in enumerate(_TEENS.split("|"))}
+_TENS_N = {w: 20 + 10 * k for k, w in enumerate(_TENS.split("|"))}
+
+
+def _year(m: re.Match[str]) -> str:
+    century = 19 if m.group(1).lower() == "nineteen" else 20
+    if m.group("oh"):
+        rest = _ONES_N[m.group("oh").lower()]
+    elif m.group("teen"):
+        rest = _TEENS_N[m.group("teen").lower()]
+    else:
+        rest = _TENS_N[m.group("tens").lower()] + (
+            _ONES_N[m.group("one").lower()] if m.group("one") else 0)
+    return str(century * 100 + rest)
+
+
+# a tenor or a span in words: "the ten-year Treasury", "two-year", "a thirty-day window"
+_SPELLED_SPAN = re.compile(rf"\b({_UNITS}|{_TENS})-(years?|yr|months?|weeks?|days?)\b",
+                           re.IGNORECASE)
+_WORD_N = {**{w: k for k, w in enumerate(_UNITS.split("|"))},
+           **{w: 20 + 10 * k for k, w in enumerate(_TENS.split("|"))}}
+
+
 def spelled(text: str) -> tuple[str, list[str]]:
+    if "-" in text and _SPELLED_SPAN.search(text):
+        text = _SPELLED_SPAN.sub(lambda m: f"{_WORD_N[m.group(1).lower()]}-{m.group(2)}", text)
+        return spelled(text)[0], ["number words → digits"]
+    if ("twenty" in text.lower() or "nineteen" in text.lower()) and _SPOKEN_YEAR.search(text):
+        text = _SPOKEN_YEAR.sub(_year, text)
+        return spelled(text)[0], ["number words → digits"]
     if "**" in text:
         new = _BOLD_WORD.sub(lambda m: f"**{_SMALL[m.group(1).lower()]}**", text)
         if new != text:

@@ -25,7 +25,7 @@ _CLOSE_LINE = re.compile(r"<\s*/\s*(?:" + "|".join(_TAGS) + r")\s*>[ \t]*(?:\n|$
 _HARMONY_TOKEN = re.compile(r"<\|[a-z_]{1,12}\|>", re.IGNORECASE)
 _HARMONY_FINAL = "<|channel|>final<|message|>"
 _PREAMBLE = re.compile(
-    r"^\s*(?:\*\*|#+\s*)?(?:reasoning|thinking|thought process|chain of thought|analysis|"
+    r"^\s*(?:\*\*|#+\s*)?(?:reasoning|thinking|thought process|thought|chain of thought|analysis|"
     r"scratchpad|思考过程|思考|推理过程|推理|分析过程)\s*(?:\*\*)?\s*[:：]", re.IGNORECASE | re.MULTILINE)
 _ANSWER_LINE = re.compile(
     r"^\s*(?:\*\*|#+\s*)?(?:final answer|answer|最终答案|最终回答|答案|回答|结论)\s*(?:\*\*)?\s*[:：]",

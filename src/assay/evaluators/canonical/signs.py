@@ -22,14 +22,14 @@ _NUM = r"(?:(?:[$¥€£]|HK\$|US\$)?\s?\d[\d,]*(?:\.\d+)?\s?(?:%|pp|bp)?)"
 _BRACKETED = rf"[(（]\s*({_NUM})\s*[)）]"
 _CHANGE_LABEL = (r"(?:chg%?|change%?|net change|pct chg|涨跌幅|涨跌额|涨跌|变动|变化|p&l|pnl|fcf|"
                  r"free cash flow|"
-                 r"net income|net loss|净利润|净亏损|现金流|盈亏|(?:19|20)\d{2})")
+                 r"net income|net loss|净利润|净亏损|现金流|盈亏|(?:fy|cy)?(?:19|20)\d{2})")
 # A bracketed number is an accounting negative where accounting style is evident: after a
 # change label or a year ("chg (0.34)", "涨跌幅 (0.81%)", "2022 (11.6)"), in a table cell
 # ("| (1.64%) |"), or as a pair of bracketed change and change % ("(4.25)  (4.30%)"). A bracket
 # after other words ("rose today (1.10%)", "占比（12.5%）", "Tax rate: (21%)") is a gloss.
 _ACCOUNTING = re.compile(
-    rf"(?P<lead>(?<![A-Za-z]){_CHANGE_LABEL}[ \t]*[:：=]?[ \t]*|\|[ \t]*)"
-    rf"{_BRACKETED}(?=[ \t]*(?:$|\||\n|[,，;；。]|\s{{2}}))",
+    rf"(?P<lead>(?<![A-Za-z]){_CHANGE_LABEL}[ \t]*(?:[:：=]|\b(?:of|was|is)\b|为|是)?[ \t]*|\|[ \t]*)"
+    rf"{_BRACKETED}(?=[ \t]*(?:$|\||\n|[,，;；。]|\.(?:\s|$)|\s{{2}}))",
     re.MULTILINE | re.IGNORECASE)
 _PAIR = re.compile(rf"([$¥€£]?){_BRACKETED}([ \t]+(?:/[ \t]*)?|[ \t]*/[ \t]*){_BRACKETED}")
 # a currency sign outside the brackets is accounting style whatever stands before: "$(1.82)"

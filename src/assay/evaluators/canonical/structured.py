@@ -36,6 +36,10 @@ _CURRENCY_KEYS = ("currency", "ccy", "币种", "货币")
 _LABEL_KEY = re.compile(r"year|date|period|fy|quarter|month|day|time|id$|code|rank|年份|年度|日期|"
                         r"期间|季度|月份|代码|排名", re.IGNORECASE)
 _NUMBER = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?")
+_TIME_KEY = re.compile(r"time|^ts$|时间", re.IGNORECASE)
+_DATE_KEY = re.compile(r"date|^dt$|日期", re.IGNORECASE)
+_HHMMSS = re.compile(r"(?:[01]\d|2[0-3])[0-5]\d(?:[0-5]\d)?")
+_YYYYMMDD = re.compile(r"(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])")
 _PERCENT_KEY = re.compile(r"pct|percent|perc\b|%|涨跌幅|幅", re.IGNORECASE)
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
@@ -64,6 +68,10 @@ def _scalar(key: str, value: Any) -> str:
             text = str(value).strip()
         except ValueError:  # an int of more than 4,300 digits: no quantity
             return ""
+        if _TIME_KEY.search(key) and _HHMMSS.fullmatch(text):  # "rt_time": 150002
+            return ":".join(text[k:k + 2] for k in range(0, len(text), 2))
+        if _DATE_KEY.search(key) and _YYYYMMDD.fullmatch(text):  # "trade_date": 20250814
+            return f"{text[:4]}-{text[4:6]}-{text[6:]}"
         if _PERCENT_KEY.search(key) and not text.endswith("%"):
             text += "%"
         return text
@@ -341,6 +349,16 @@ _FOOTNOTE_DEF = re.compile(r"^[ \t]*\[\^[^\]\n]{1,20}\]:[^\n]*\n?", re.MULTILINE
 _FOOTNOTE_REF = re.compile(r"\[\^[^\]\n]{1,20}\]")
 
 
+# a tool's log line of key=value pairs: "symbol=603288.SH rt_last=38.77 rt_time=150002"
+_PAIR = r"[A-Za-z_][\w.]*=[^\s=,;]+"
+_LOGFMT = re.compile(rf"^[ \t]*({_PAIR}(?:[ \t,;]+{_PAIR})+)[ \t]*$", re.MULTILINE)
+
+
+def _logfmt(m: re.Match[str]) -> str:
+    pairs = dict(p.split("=", 1) for p in re.findall(_PAIR, m.group(1)))
+    return "\n".join(statements(pairs)) + TOOL_END
+
+
 def unwrap(text: str) -> tuple[str, list[str]]:
     """The answer with its structures turned into statements, and the names of what changed."""
     done: list[str] = []
@@ -365,6 +383,11 @@ def unwrap(text: str) -> tuple[str, list[str]]:
             parts.append(text[last:])
             text = "".join(parts)
             done.append("JSON as statements")
+    if "=" in text:
+        new = _LOGFMT.sub(_logfmt, text)
+        if new != text:
+            text = new
+            done.append("key=value pairs as statements")
     if "," in text and text.count("\n") >= 2:
         new = _csv_tables(text)
         if new != text:

@@ -214,8 +214,13 @@ def _period_of_value(text: str, m: Mention) -> P.Period:
         return P.Period(frozenset({after}), frozenset(), frozenset(), False)
     row = FN.row_of(text, m.start)
     if row is None:
-        return P.period_of(FN.clause_before(text, m.start))
+        # a date in brackets is a gloss on the clause, not the period its value is of:
+        # "Initial BLS print (Jan 10, 2025): +256K … for December 2024"
+        return P.period_of(_GLOSS.sub(" ", text[clause_start(text, m.start):m.start]))
     return P.period_of(text[row[0]:m.start] + " " + FN.column_header(text, m.start))
+
+
+_GLOSS = re.compile(r"[(（][^()（）]{0,40}[)）]")
 
 
 _STOP_CJK = set("的为是了在和与及年月日约达共计其中该公司")
@@ -417,7 +422,9 @@ def bind_number(p: KeyPoint, ctx: Context, others: list[KeyPoint]) -> PointResul
     keyed = ctx.ref.keyed is not None and p.id in ctx.ref.keys
     want = ctx.ref.keys.get(p.id)
     if keyed and not ctx.keys:
-        any_value = any(ctx.read(p, m) for m in ctx.mentions)
+        # values before a self-correction or a tool output are replaced, not given
+        floor = min((b.start for b in ctx.blocks), default=0)
+        any_value = any(ctx.read(p, m) for m in ctx.mentions if m.start >= floor)
         if any_value:
             return PointResult(p, UNSURE, f"values are given, but none under a "
                                f"{ctx.ref.keyed} the reader recognises")
@@ -431,9 +438,13 @@ def bind_number(p: KeyPoint, ctx: Context, others: list[KeyPoint]) -> PointResul
                 continue
             named: set[str] | None = None
             if not keyed and p.label and labelled:
-                named = set(_labels_named(key_text(ctx.text, m, ctx.mentions), labelled))
+                said_under = key_text(ctx.text, m, ctx.mentions)
+                named = set(_labels_named(said_under, labelled))
                 if named and p.id not in named:
                     continue  # said under another key point's label: 建设银行43.24万亿元
+                if not named and len(labelled) >= 2 and _TOTAL.search(said_under) and not \
+                        _TOTAL.search(p.label):
+                    continue  # "四大行合计167.69万亿元": the total of the points, none of them
             r = ctx.read(p, m)
             if r is None:
                 continue
@@ -465,6 +476,10 @@ def bind_number(p: KeyPoint, ctx: Context, others: list[KeyPoint]) -> PointResul
                        + (f" (under {want})" if keyed else ""))
 
 
+_TOTAL = re.compile(r"合计|总计|共计|合共|加总|总和|(?<![a-z])(?:in\s+total|total|combined|"
+                    r"altogether|in\s+all|sum)(?![a-z])", re.IGNORECASE)
+
+
 def _decide(p: KeyPoint, ctx: Context, block: FN.Block, rel: list[Reading],
             aside: list[dict[str, Any]], keyed: bool) -> PointResult:
     """One outcome from the values read for `p` in `block`, narrowing step by step while
@@ -489,20 +504,27 @@ def _decide(p: KeyPoint, ctx: Context, block: FN.Block, rel: list[Reading],
          if p.qty and p.qty.currency else cur),
         # 25个基点 beside the rate levels 3.35% → 3.10%; a bare 0.90911 beside a 41% growth
         ("written in another kind of unit than the reference", "the value written in the "
-         "reference's kind of unit", lambda: [r for r in cur if _same_kind(p, r.mention)]),
+         "reference's kind of unit", lambda: [r for r in cur if _same_kind(p, r.mention, ctx.text)]),
         ("an approximate restatement of a more precise value", "the precise value, with its "
          "rounded restatement set aside", lambda: [r for r in cur if not _restated(ctx, r, cur)]),
         ("said of another period than the question's", "the values for the period the "
          "question asks about", lambda: cur if keyed else [
              r for r in cur if not _period_of_value(ctx.text, r.mention).differs_from(ctx.asked)]),
+        ("another release than the one asked (initial / revised)", "the values of the "
+         "release the question asks about", lambda: _vintage(ctx, cur)),
         ("a part of the total stated beside it", "the total, with its parts set aside",
          lambda: _without_parts(cur)),
+        ("a part of the value stated before it (其中 / of which)", "the whole, with its "
+         "parts set aside", lambda: _not_of_which(ctx, cur)),
         ("outside the conclusion sentence", "the conclusion sentence",
          lambda: _conclusion(ctx, block, cur)),
         ("a forecast or an expectation, not the figure itself", "the figure itself, with "
          "forecasts set aside", lambda: _not_forecasts(ctx, cur)),
         ("said of something the question does not ask about", "the value said in the "
          "question's own words", lambda: cur if keyed else _question_words(ctx, cur)),
+        ("said of another thing than the one asked (its own words name something the question "
+         "and the reference do not)", "the value whose own words name what is asked",
+         lambda: _said_of_asked(ctx, cur)),
     ]
     for aside_why, why, keep_fn in steps:
         keep = keep_fn()
@@ -523,11 +545,21 @@ def _decide(p: KeyPoint, ctx: Context, block: FN.Block, rel: list[Reading],
                                 if r not in cur])
 
 
-def _same_kind(p: KeyPoint, m: Mention) -> bool:
+_CHANGE_WORDS = re.compile(r"较|比|下降|上升|下调|上调|降|升|涨|跌|变动|变化|增|减|(?<![a-z])(?:change[ds]?|"
+                           r"fall|fell|falling|rise|rose|rising|up|down|cut|cuts|raised?|hike[ds]?|"
+                           r"widened|narrowed|gained?|lost|drop(?:ped)?|over|y/y|yoy)(?![a-z])",
+                           re.IGNORECASE)
+
+
+def _same_kind(p: KeyPoint, m: Mention, text: str = "") -> bool:
     assert p.qty is not None
     pq, q = p.qty, m.q
     if pq.dim == "percent":
         points = ("pp", "bp")
+        if q.dim == "percent" and q.unit_word == "bp" and pq.unit_word not in points \
+                and not m.signed and m.direction == 0 and not _CHANGE_WORDS.search(
+                    text, clause_start(text, m.start), m.start):
+            return True  # "不良贷款率95bp": a level in basis points, not a change
         return q.dim == "percent" and ((pq.unit_word in points) == (q.unit_word in points))
     return q.dim != "percent"
 
@@ -562,6 +594,41 @@ def _without_parts(cur: list[Reading]) -> list[Reading]:
                     parts = {id(r) for r, _ in combo}
                     return [r for r in cur if id(r) not in parts]
     return cur
+
+
+_INITIAL = re.compile(r"初值|初次公布|首次公布|初步|(?<![a-z])(?:initial|first|preliminary|"
+                      r"advance|flash)(?:\s+(?:print|release|estimate|reading|report))?(?![a-z])",
+                      re.IGNORECASE)
+_REVISED = re.compile(r"修正|修订|上修|下修|终值|(?<![a-z])(?:revised|revision|later\s+revised|"
+                      r"final\s+(?:print|reading|estimate))(?![a-z])", re.IGNORECASE)
+
+
+def _vintage(ctx: Context, cur: list[Reading]) -> list[Reading]:
+    """"according to the initial release": a value said as revised is another release's
+    figure ("+256K … (Later revised to +307K)"), and the other way round."""
+    asks_initial = bool(_INITIAL.search(ctx.question)) and not _REVISED.search(ctx.question)
+    asks_revised = bool(_REVISED.search(ctx.question)) and not _INITIAL.search(ctx.question)
+    if not (asks_initial or asks_revised):
+        return cur
+    other = _REVISED if asks_initial else _INITIAL
+    return [r for r in cur
+            if not other.search(ctx.text, clause_start(ctx.text, r.mention.start), r.mention.start)]
+
+
+_OF_WHICH = re.compile(r"(?:其中|内含|包括|(?<![a-z])(?:of\s+which|including|among\s+which|"
+                       r"of\s+this))[^。；;\n]{0,24}$", re.IGNORECASE)
+
+
+def _not_of_which(ctx: Context, cur: list[Reading]) -> list[Reading]:
+    """"43.85万亿元，其中出口25.45万亿元，进口18.39万亿元", "$35,462 billion, of which debt held
+    by the public ≈ $28.3 trillion": values after 其中 / of which are parts of the value before
+    them, which is the answer (when one is stated before them)."""
+    first_part = min((r.mention.start for r in cur if _OF_WHICH.search(
+        ctx.text, max(0, r.mention.start - 40), r.mention.start)), default=None)
+    if first_part is None:
+        return cur
+    whole = [r for r in cur if r.mention.start < first_part]
+    return whole if whole else cur
 
 
 def _conclusion(ctx: Context, block: FN.Block, cur: list[Reading]) -> list[Reading]:
@@ -599,6 +666,117 @@ def _question_words(ctx: Context, cur: list[Reading]) -> list[Reading]:
     if best and all(foreign >= 2 for (_, foreign), r in words if r not in best):
         return best
     return cur
+
+
+_CLAUSE_MARKS = "，,。；;！？!?\n|】【"
+_OPEN, _CLOSE = "(（[", ")）]"
+# units, currencies and filler: words that say how a value is written, not what it is of
+_UNIT_CJK = set("元亿万千百美币港台日欧英镑人民")
+_FUNCTION_CJK = set("于以从对将把被而并或但此已也都就还又再很更个")
+_UNIT_EN = {"usd", "rmb", "cny", "hkd", "eur", "gbp", "jpy", "ntd", "billion", "million",
+            "trillion", "thousand", "percent", "approx", "roughly", "nearly", "some", "just",
+            "over", "under", "from", "into", "than", "then", "also", "while", "whereas"}
+
+
+def clause_start(text: str, pos: int) -> int:
+    """Where the clause holding `pos` starts: back to a clause mark or a bracket `pos` is
+    inside, over brackets closed before it ("Initial print (Jan 10, 2025): +256K")."""
+    start, depth = pos, 0
+    while start > 0:
+        c = text[start - 1]
+        if c in _CLOSE:
+            depth += 1
+        elif c in _OPEN:
+            if depth == 0:
+                break
+            depth -= 1
+        elif depth == 0 and ((c in _CLAUSE_MARKS and not (
+                c == "," and start >= 2 and text[start - 2].isdigit()
+                and start < len(text) and text[start].isdigit()))
+                or (c == "." and start < len(text) and text[start].isspace())):
+            break
+        start -= 1
+    return start
+
+
+def own_words(text: str, m: Mention, mentions: list[Mention]) -> str:
+    """The words a value is said with: its clause, a parenthesis it is in but not one before
+    it, cut at the values before and after it ("中国移动+3.1%，中国联通+4.6%" → "中国联通"; "up
+    from 2.7 percent in November" → "up from … in November"); in a table, its column header."""
+    if FN.row_of(text, m.start) is not None:
+        return FN.column_header(text, m.start)
+    start = clause_start(text, m.start)
+    end = m.end
+    while end < len(text) and not (text[end] in _CLAUSE_MARKS + _OPEN + _CLOSE and not (
+            text[end] == "," and end + 1 < len(text) and text[end + 1].isdigit())) and not (
+            text[end] == "." and (end + 1 == len(text) or text[end + 1].isspace())):
+        end += 1
+    for o in mentions:
+        if start < o.end <= m.start:
+            start = o.end
+        elif m.end <= o.start < end:
+            end = o.start
+    return text[start:m.start] + " " + text[m.end:end]
+
+
+def _units(words: str) -> list[str]:
+    """A label as the units that carry its meaning, in order: CJK characters and Latin words
+    (stemmed, each twice: a word says about as much as two characters); filler, units and
+    currencies left out."""
+    out: list[str] = []
+    for tok in re.findall(r"[\u4e00-\u9fff]|[a-z]{3,}", words.lower()):
+        if len(tok) == 1:
+            if tok not in _STOP_CJK and tok not in _UNIT_CJK and tok not in _FUNCTION_CJK:
+                out.append(tok)
+        elif tok not in _STOP_EN and tok not in _UNIT_EN:
+            out += [tok.rstrip("s")[:6]] * 2
+    return out[:80]
+
+
+def _common(a: list[str], b: list[str]) -> int:
+    """The longest common subsequence of two labels, in units: how much of one the other
+    says in order, whatever is inserted ("经营活动产生的现金流量净额" holds all of
+    "经营活动现金流净额")."""
+    if not a or not b:
+        return 0
+    prev = [0] * (len(b) + 1)
+    for x in a:
+        cur = [0]
+        for j, y in enumerate(b):
+            cur.append(prev[j] + 1 if x == y else max(prev[j + 1], cur[j]))
+        prev = cur
+    return prev[-1]
+
+
+def _said_of_asked(ctx: Context, cur: list[Reading]) -> list[Reading]:
+    """Values that decide differently, told apart by their own words: a value is set aside
+    when its words name something neither the question nor the reference names, and another
+    value's words say clearly more of what the reference's points (first) or the question
+    (then) say ("经营活动产生的现金流量净额62.57亿元" over "投资活动现金流净额-11.94亿元" for
+    经营活动现金流净额; "JPMorgan … total assets $4.00T" over "BofA $3.26T" for JPMorgan
+    Chase; "2.9 percent … in December" over "up from 2.7 percent in November"). A value with
+    no words of its own ("产量和销量分别为a和b": b) is never set aside."""
+    if len(cur) < 2 or len({r.verdict.outcome for r in cur}) < 2:
+        return cur
+    ref_text = " ".join(p.label + " " + (p.name if p.kind == "name" else "")
+                        for p in ctx.ref.points)
+    ref_u, q_u = _units(ref_text), _units(ctx.question)
+    own = {id(r): _units(own_words(ctx.text, r.mention, ctx.mentions)) for r in cur}
+    score = {k: (_common(u, ref_u), _common(u, q_u)) for k, u in own.items()}
+
+    def beats(a: Reading, b: Reading) -> bool:
+        (ra, qa), (rb, qb) = score[id(a)], score[id(b)]
+        if abs(ra - rb) >= 2:  # the reference's names and labels decide
+            level, ahead = ref_u, ra > rb
+        elif ra == rb and qa >= qb + 2:
+            level, ahead = q_u, True
+        else:
+            return False
+        # and b's own words name something that level does not: b is said of something else
+        return ahead and bool(set(own[id(b)]) - set(own[id(a)]) - set(level))
+
+    return [r for r in cur if not any(o.verdict.outcome != r.verdict.outcome and beats(o, r)
+                                      for o in cur)]
 
 
 def _scaled_quantum(r: Reading) -> Decimal:

@@ -178,7 +178,7 @@ def _last_line(text: str) -> tuple[int, int] | None:
         start = body.rfind("\n") + 1
         tail = body[start:]
         if start and not _DIGIT.search(tail) and ":" not in tail and "：" not in tail \
-                and len(tail) <= 40:
+                and len(tail) <= 40 and _COURTESY.search(tail):
             body = body[:start].rstrip()
     start = body.rfind("\n") + 1
     if start == 0:
@@ -200,6 +200,10 @@ def _last_line(text: str) -> tuple[int, int] | None:
 
 
 _KEY_VALUE = re.compile(r"[-*•]?\s*[^\n:：]{1,40}[:：]\s*\S.{0,80}")
+# a closing courtesy, not a conclusion ("最大的是美的集团。" is one)
+_COURTESY = re.compile(r"如需|如有|请告诉|告诉我|希望|欢迎|随时|供参考|帮助|问题|谢谢|感谢|"
+                       r"(?<![a-z])(?:let\s+me\s+know|hope|feel\s+free|happy\s+to|anything\s+else|questions?|help|"
+                       r"thanks?|cheers|reference\s+only)(?![a-z])", re.IGNORECASE)
 
 
 def correction_floor(text: str) -> int:

@@ -258,6 +258,9 @@ def bind_name(p: KeyPoint, ctx: Context, passed_spans: list[tuple[int, int]],
 _ITEM_SPLIT = re.compile(r"[、，,;；\n]|(?:以及|和|及|与)|\s+and\s+")
 
 
+_LIST_ITEM = re.compile(r"\s*(?:\d{1,2}\s*[.、)）]|[-*•])\s*\S")
+
+
 def _enumeration(ctx: Context, names: list[KeyPoint] | None = None) -> list[str]:
     """The items of the answer's enumeration: a table's first column, else the conclusion's
     (or a short answer's) list items."""
@@ -275,8 +278,14 @@ def _enumeration(ctx: Context, names: list[KeyPoint] | None = None) -> list[str]
     if names:
         # the enumeration is in the sentences that name the reference's names, not in a
         # greeting, a closing courtesy or the sentence of a correction ("让我重新核对")
-        sentences = [x for x in re.split(r"(?<=[。！？!?])|\n+", region)
-                     if any(_names_it(x, n.name) or find_name(x, n.name) for n in names)]
+        parts = re.split(r"(?<=[。！？!?])|\n+", region)
+        named = [any(_names_it(x, n.name) or find_name(x, n.name) for n in names)
+                 for x in parts]
+        # a list that names some of them is the enumeration whole: its other items are
+        # other names ("1. 中国神华 … 5. 中国银行"), never a greeting
+        listed = any(k and _LIST_ITEM.match(x) for x, k in zip(parts, named, strict=True))
+        sentences = [x for x, k in zip(parts, named, strict=True)
+                     if k or (listed and _LIST_ITEM.match(x))]
         region = "\n".join(sentences) or region
     items = []
     for part in _ITEM_SPLIT.split(region):

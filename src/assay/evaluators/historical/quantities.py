@@ -234,6 +234,10 @@ def _is_list_marker(text: str, start: int, end: int, raw: str) -> bool:
     return bool(re.match(r"[.、)）](?!\d)", nxt)) or (head in ("(", "（") and nxt[:1] in ")）")
 
 
+_PRECISION_AFTER = re.compile(r"\s*(?:位小数|位有效数字|decimal places?|decimals\b|dp\b|d\.p\.|"
+                              r"significant (?:figures|digits))", re.IGNORECASE)
+
+
 def _not_a_value(text: str, start: int, end: int, raw: str) -> bool:
     """True when the digit run text[start:end] is part of a date, time, code, name or marker."""
     before = text[start - 1] if start else ""
@@ -262,6 +266,8 @@ def _not_a_value(text: str, start: int, end: int, raw: str) -> bool:
         return True  # minutes of 15:30
     if _CODE_AFTER.match(text, end):
         return True  # 600519.SH, 00700.HK
+    if raw.isdigit() and len(raw) <= 2 and _PRECISION_AFTER.match(text, end):
+        return True  # "保留4位小数", "to 2 decimal places": how the value is written, no value
     if raw.isdigit() and _TENOR_AFTER.match(text, end):
         return True  # 1Y LPR, 10Y yield, 5年期: a tenor names the rate, it is no value
     left = _left(text, start)

@@ -25,7 +25,7 @@ from assay.truth.vocabulary import code_core
 from . import words as F
 from .dates import Day, find_dates
 from .instruments import Identity, Name, scan
-from .lexer import has_numeric_period, tokens
+from .lexer import Role, has_numeric_period, tokens
 from .numbers import Mention, normalise, read_numbers
 from .statements import Layout, Subject, Unit, layout
 
@@ -106,6 +106,8 @@ def read(answer: str, ident: Identity, want: Want) -> list[Bound]:
     mentions = _keep(found, [not _is_code(m, ident) for m in found])
     if not mentions:
         return []
+    if not want.percent_last and any(m.unit == "bp" for m in mentions):
+        mentions = [_bp_as_percent(m) if m.unit == "bp" else m for m in mentions]
     low = text.lower()
     toks = tokens(low)
     all_names = scan(low, ident, text, [(a, b, w) for a, b, w, r in toks if r.scan], runs)
@@ -124,7 +126,7 @@ def read(answer: str, ident: Identity, want: Want) -> list[Bound]:
     for a, b, w, r in toks:  # one pass for the three kinds of words
         if r.field and not in_number[a]:
             words.append(_Word(a, b, w, r.field))
-        if r.qual and not in_number[a]:
+        if r.qual and not in_number[a] and not (w in _TOUCH and _high_low_at(toks, b)):
             quals.append((a, r.qual))
         if r.period and not (a > 0 and low[a - 1].isdigit()):
             periods.append(a)
@@ -153,6 +155,22 @@ def read(answer: str, ident: Identity, want: Want) -> list[Bound]:
     out = [_bind(ctx, k, m, paired.get(k)) for k, m in enumerate(mentions)]
     out = _ranges(ctx, mentions, out)
     return _also(ctx, mentions, out)
+
+
+# "盘中一度冲高至620.50": a momentary level, which a day's high or low is by definition
+_TOUCH = frozenset({"一度", "盘中一度", "at one point"})
+
+
+def _high_low_at(toks: list[tuple[int, int, str, Role]], end: int) -> bool:
+    """A high or low word starts within a few characters after `end`."""
+    return any(end <= a <= end + 3 and r.field in (F.HIGH, F.LOW) for a, _, _, r in toks)
+
+
+def _bp_as_percent(m: Mention) -> Mention:
+    """"−281bp d/d", "down 81 bp": basis points of a price's move are hundredths of a
+    percent (-2.81 %). Of a yield (the item's level is itself a percent) they are a move of
+    the level, not its percent change, and stay as written."""
+    return replace(m, value=m.value / 100, quantum=m.quantum / 100, percent=True, unit="")
 
 
 def _keep(mentions: list[Mention], keep: list[bool]) -> list[Mention]:

@@ -639,3 +639,29 @@ def test_a_short_last_line_after_a_list_is_its_conclusion_not_a_courtesy() -> No
     # another name concluded: not 1 (the reader does not yet fail it: it abstains)
     assert decide(ref, answer.replace("最大的是美的集团。", "最大的是顺丰控股。")) == ABSTAIN
     assert decide(ref, answer + "\n\n如需更多信息，请告诉我。") == 1
+
+
+# --- after the seventh blind set (issue 24, set G) --------------------------------------------
+
+def test_json_keys_that_are_months_key_the_values() -> None:
+    ref = "1月：49.1，2月：49.1，3月：50.8。评分要点：学生答案必须和标准答案严格一致"
+    q = "2024年1—3月中国制造业PMI分别是多少？"
+    assert decide(ref, '{"2024-01": 49.1, "2024-02": 49.1, "2024-03": 50.8}', q) == 1
+    assert decide(ref, '{"2024-01": 49.1, "2024-02": 49.2, "2024-03": 50.8}', q) == 0
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("宁德时代2024年研发投入：186.07亿元（≈ RMB 1.86 billion）。", 0),  # another amount
+    ("宁德时代2024年研发投入：186.07亿元（≈ RMB 18.61 billion）。", 1),  # the same, rounded
+    ("宁德时代2024年研发投入：186.07亿元（≈ US$25.6 billion）。", 1),  # a conversion
+])
+def test_a_restatement_that_is_another_amount_contradicts(answer: str, expected: int) -> None:
+    assert decide("186.07亿元，答案允许四舍五入的误差", answer, "宁德时代2024年研发投入是多少亿元？") \
+        == expected
+
+
+def test_the_words_before_a_bracketed_value_are_its_own() -> None:
+    ref = "Alphabet, $100.12 billion. Rounding errors are allowed."
+    q = "Which of Apple, Microsoft and Alphabet had the highest net income in 2024, and how much?"
+    assert decide(ref, "GOOGL: $100.12B net income in 2024, ahead of AAPL ($93.74B) and MSFT "
+                  "($88.14B). The highest is Alphabet.", q) == 1

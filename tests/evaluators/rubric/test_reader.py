@@ -387,3 +387,45 @@ def test_a_spelled_tenor_names_another_bond() -> None:
               "one point four one.", "中国10年期国债最新收益率", "允许误差范围绝对数值±0.01%",
               BOND_ROW, "中国10年期国债收益率", tags="债券")
     assert decided(s) == 1
+
+
+# --- after the seventh blind set (issue 24, set G) --------------------------------------------
+
+def test_a_small_models_spaced_number_is_one_number() -> None:
+    s = score("贵州茅台（600519）最新股价为 1 455 . 0 元 ，较昨日下跌 2 . 01 % 。", "最新价、涨跌幅")
+    assert decided(s) == 1
+    assert "spaced digits" in s.evidence["read"]["rewrites"]
+
+
+UST = json.dumps({"日期": "2025-10-17", "美国国债收益率2年": 3.46, "美国国债收益率10年": 4.01,
+                  "美国国债收益率30年": 4.60}, ensure_ascii=False)
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    # a country before the tenor is part of the bond's name, on a heading line too
+    ("### US 10-Year Treasury\n- **Latest yield:** 4.02%\n- 2-year: 3.46% | 30-year: 4.60%", 1),
+    ("### US 10-Year Treasury\n- **Latest yield:** 4.05%", 0),
+    # a spread of two tenors is another quantity, not the yield
+    ('{"instrument": "US10Y", "yield_pct": 4.01, "curve_2s10s_pct": 0.55}', 1),
+    ("美债10年期收益率4.01%，10Y-2Y利差0.55%", 1),
+])
+def test_a_bond_named_with_its_country_and_a_spread_beside_it(answer: str,
+                                                               expected: int) -> None:
+    s = score(answer, "The latest 10-year US Treasury yield", "The allowable error range is an "
+              "absolute value of ±0.02%", UST, "What is the latest 10-year US Treasury yield?",
+              tags="Bond")
+    assert decided(s) == expected
+
+
+GBP = json.dumps({"symbol": "GBPUSD", "price": 1.3433, "high": 1.3472, "low": 1.3412})
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("GBP/USD 1.3433 (bid 1.3432 / ask 1.3434)", 1),
+    ("GBP/USD 1.3433 (bid/ask 1.3432/1.3434)", 1),
+    ("GBP/USD 1.3433 (bid)", 0),  # the bid is not the latest price
+])
+def test_a_bid_in_brackets_labels_its_own_number(answer: str, expected: int) -> None:
+    s = score(answer, "latest GBP/USD exchange rate", "Any answer between the high and low price "
+              "is considered correct", GBP, "GBP/USD latest rate", tags="Forex")
+    assert decided(s) == expected

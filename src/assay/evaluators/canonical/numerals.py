@@ -143,7 +143,12 @@ def fullwidth(text: str) -> tuple[str, list[str]]:
         ["full-width → ASCII"]
 
 
+# a small model's spacing inside one number: "1 455 . 0 元", "2 . 01 %" (a decimal point with
+# a blank on each side, between digits, and blanks as thousands before it)
+_SPACED = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})* \. \d+")
+
 UNIFORM = (
+    Step("spaced digits", lambda t: " . " in t, _SPACED, lambda m: m.group(0).replace(" ", "")),
     Step("Unicode minus → -", lambda t: _DASH_MINUS.search(t) is not None, _DASH_MINUS, "-"),
     Step("apostrophe thousands", lambda t: "'" in t or "\u2019" in t or "\u02bc" in t, _APOS, ","),
     Step("thin-space thousands", lambda t: "\u2009" in t or "\u202f" in t or "\u00a0" in t,

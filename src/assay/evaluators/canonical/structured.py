@@ -42,6 +42,7 @@ _HHMMSS = re.compile(r"(?:[01]\d|2[0-3])[0-5]\d(?:[0-5]\d)?")
 _YYYYMMDD = re.compile(r"(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])")
 _PERCENT_KEY = re.compile(r"pct|percent|perc\b|%|涨跌幅|幅", re.IGNORECASE)
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_DATED_KEY = re.compile(r"(?:19|20)\d{2}[-/.]\d{1,2}(?:[-/.]\d{1,2})?")
 
 
 class _Raw(str):
@@ -50,8 +51,8 @@ class _Raw(str):
 
 def key_words(key: str) -> str:
     """"change_pct" → "change percent", "lastPrice" → "last price", "RT_LAST" → "last"."""
-    if not key.isascii():
-        return key
+    if not key.isascii() or _DATED_KEY.fullmatch(key):
+        return key  # "2024-01", "2024-12-31": a month or a day, kept whole
     parts = [p for p in re.split(r"[_\-.\s]+", _CAMEL.sub(" ", key)) if p]
     words = [_KEY_WORDS.get(p.lower(), p.lower()) for p in parts]
     return " ".join(w for w in words if w) or key

@@ -497,6 +497,13 @@ def _decide(p: KeyPoint, ctx: Context, block: FN.Block, rel: list[Reading],
         return done(out, "the final statement" if len(cur) == 1 else
                     "every value stated in the final statement decides alike")
     assert p.qty is not None
+    pair = _restated_otherwise(ctx, cur)
+    if pair is not None:
+        # "186.07亿元（≈ RMB 1.86 billion）", "+256K (i.e. 2.56 million)": the answer states the
+        # value twice, and the second time it is another amount — it contradicts itself
+        cur = list(pair)
+        return done(FAIL, "the answer restates the value as a different amount "
+                    f"(«{pair[0].mention.text}», i.e. «{pair[1].mention.text}»)")
     steps: list[tuple[str, str, Callable[[], list[Reading]]]] = [
         # a conversion into another currency beside the value in the reference's currency
         ("a conversion into another currency", "the value in the reference's currency",
@@ -572,6 +579,29 @@ def _restated(ctx: Context, r: Reading, cur: list[Reading]) -> bool:
     rq = _scaled_quantum(r)
     return any(o is not r and o.value is not None and _scaled_quantum(o) < rq
                and round_half_up(o.value, rq) == r.value for o in cur)
+
+
+_SAYS_AGAIN = re.compile(r"^\s*[(（]?\s*(?:≈|=|即|也就是|亦即|i\.e\.,?|that\s+is,?|or)\s*[(（]?\s*$",
+                        re.IGNORECASE)
+
+
+def _restated_otherwise(ctx: Context, cur: list[Reading]) -> tuple[Reading, Reading] | None:
+    """A value right after another, marked as the same one (≈ / = / 即 / i.e.), in the same
+    currency, that fails where the first passes and is no rounding of it."""
+    by_start = sorted(cur, key=lambda r: r.mention.start)
+    for a, b in itertools.pairwise(by_start):
+        if a.verdict.outcome != PASS or b.verdict.outcome != FAIL or a.value is None \
+                or b.value is None or b.how.startswith(("in ", "per ")):
+            continue
+        if not _SAYS_AGAIN.match(ctx.text[a.mention.end:b.mention.start]):
+            continue
+        qa, qb = a.mention.q, b.mention.q
+        if qa.currency and qb.currency and qa.currency != qb.currency:
+            continue  # a conversion, set aside elsewhere
+        if round_half_up(a.value, _scaled_quantum(b)) == b.value:
+            continue  # "62.57亿元（约63亿元）": the same value rounded
+        return a, b
+    return None
 
 
 def _without_parts(cur: list[Reading]) -> list[Reading]:
@@ -706,6 +736,8 @@ def own_words(text: str, m: Mention, mentions: list[Mention]) -> str:
     if FN.row_of(text, m.start) is not None:
         return FN.column_header(text, m.start)
     start = clause_start(text, m.start)
+    if start > 0 and text[start - 1] in _OPEN and not text[start:m.start].strip(" $¥€£"):
+        start = clause_start(text, start - 1)  # "AAPL ($93.74B)": the words before the bracket
     end = m.end
     while end < len(text) and not (text[end] in _CLAUSE_MARKS + _OPEN + _CLOSE and not (
             text[end] == "," and end + 1 < len(text) and text[end + 1].isdigit())) and not (

@@ -435,10 +435,17 @@ def scan(low: str, ident: Identity, original: str = "",
     if ident.kind == "bond":
         for m in _TENOR.finditer(low):
             years = _ZH_DIGITS.get(m.group(1)) or int(m.group(1))
-            head = low[max(0, m.start() - 6):m.start()]
+            h0 = max(0, m.start() - 6)
+            head = low[h0:m.start()]
             country = _BOND_COUNTRY.search(head)
             code = _COUNTRY_OF.get(country.group(1), "") if country else ""
-            found.append((m.start(), m.end(), _bond_mine(f"bond:{code}:{years}", ident)))
+            # "US 10-Year": the country is part of the bond's name, not a name of its own
+            start = h0 + country.start() if country and not (
+                h0 + country.start() > 0 and low[h0 + country.start() - 1].isalpha()) \
+                and not low[h0 + country.end():m.start()].strip(" -") else m.start()
+            found.append((start, m.end(), _bond_mine(f"bond:{code}:{years}", ident)))
+        for m in _SPREAD.finditer(low):  # "2s10s", "10y-2y": a spread of two tenors
+            found.append((m.start(), m.end(), False))
         for m in _BOND_COUNTRY_ONLY.finditer(low):
             word = m.group(1)
             country = _BOND_COUNTRY.search(word)
@@ -542,6 +549,8 @@ def _derivative_after(low: str, end: int) -> bool:
 # tenor's); a digit after it is a month only with 月 ("25年10月" is a date).
 _TENOR = re.compile(r"(?<![\d.])(\d{1,2}|十|两|二|三|五|七|三十)\s*(?:年期|年|-?\s*years?|-?\s*yr|y)"
                     r"(?![a-z])(?!\d{1,2}\s*月)")
+_SPREAD = re.compile(r"(?<![a-z0-9.])\d{1,2}(?:s|y|yr)\s*[-/]?\s*\d{1,2}(?:s|y|yr)(?![a-z0-9])|"
+                     r"(?<![a-z])(?:term\s+)?spread(?![a-z])|利差|期限利差")
 _BOND_WORDS = re.compile(r"国债|政府债|treasur|government bond|gilt|bund|jgb|收益率|yield|美债|中债|cgb|ust")
 _BOND_COUNTRY = re.compile(r"(中国|中债|国内|china|chinese|cgb|美国|美债|us|u\.s\.|ust|treasur|日本|japan|"
                            r"德国|german|bund|英国|uk|gilt)")

@@ -452,8 +452,10 @@ def _field_word(ctx: _Ctx, unit: Unit | None, m: Mention, cs: int, ce: int,
         w = words[i]
         if w.start - m.end <= 3 and not _SEPARATED.search(ctx.text, m.end, w.start) and \
                 w.text.lower() not in F.FALL_SET \
-                and w.text.lower() not in F.RISE_SET and w.field != F.OTHER:
-            return w, w.text  # "112.91 (open)"
+                and w.text.lower() not in F.RISE_SET and w.field != F.OTHER \
+                and not (_OPENS.search(ctx.text, m.end, w.start)
+                         and _LABELS_NEXT.match(ctx.text, w.end)):
+            return w, w.text  # "112.91 (open)", not "1.3433 (bid 1.3432 / ask 1.3434)"
     if unit is not None and unit.cell:
         for span, where in ((unit.header, "header"), (unit.label, "row")):
             if span is None:
@@ -465,6 +467,10 @@ def _field_word(ctx: _Ctx, unit: Unit | None, m: Mention, cs: int, ce: int,
     return None, ""
 
 
+# a word in brackets followed by its own number labels that number: "1.3433 (bid 1.3432 …)"
+_OPENS = re.compile(r"[(（\[]")
+_LABELS_NEXT = re.compile(r"(?:[ \t]*/[ \t]*[a-z\u4e00-\u9fff]+)*[ \t]*[:：=]?[ \t]*[-+−]?[$¥€£]?\d",
+                          re.IGNORECASE)
 # a separator between a value and the word after it: "$439.90 · mkt cap" is no market cap
 _SEPARATED = re.compile(r"[·•|;；/]")
 

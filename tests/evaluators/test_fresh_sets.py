@@ -20,7 +20,7 @@ BOUNDS = {
     ("t1_A", "t1", "benchmark", "label"): (0, 0), ("t1_B", "t1", "benchmark", "label"): (0, 0),
     ("t1_C", "t1", "benchmark", "label"): (0, 0), ("t1_D", "t1", "benchmark", "label"): (1, 0),
     ("t1_E", "t1", "benchmark", "label"): (0, 0), ("t1_F", "t1", "benchmark", "label"): (0, 0),
-    ("t1_G", "t1", "benchmark", "label"): (0, 0), ("t23_G", "t23", "benchmark", "label"): (0, 3),
+    ("t1_G", "t1", "benchmark", "label"): (0, 0), ("t23_G", "t23", "benchmark", "label"): (0, 2),
     ("t23_A", "t23", "benchmark", "label"): (1, 2), ("t23_B", "t23", "benchmark", "label"): (0, 7),
     ("t23_C", "t23", "benchmark", "label"): (0, 2), ("t23_D", "t23", "benchmark", "label"): (0, 3),
     ("t23_E", "t23", "benchmark", "label"): (0, 6), ("t23_F", "t23", "benchmark", "label"): (0, 2),
@@ -30,7 +30,7 @@ BOUNDS = {
     ("t23_D", "t23", "strict", "label_strict"): (0, 3),
     ("t23_E", "t23", "strict", "label_strict"): (0, 6),
     ("t23_F", "t23", "strict", "label_strict"): (0, 1),
-    ("t23_G", "t23", "strict", "label_strict"): (0, 2),
+    ("t23_G", "t23", "strict", "label_strict"): (0, 1),
 }
 
 

@@ -665,3 +665,12 @@ def test_the_words_before_a_bracketed_value_are_its_own() -> None:
     q = "Which of Apple, Microsoft and Alphabet had the highest net income in 2024, and how much?"
     assert decide(ref, "GOOGL: $100.12B net income in 2024, ahead of AAPL ($93.74B) and MSFT "
                   "($88.14B). The highest is Alphabet.", q) == 1
+
+
+def test_a_conclusion_that_names_another_index_fails() -> None:
+    q = "Which of these indices had the highest 2024 price return: S&P 500, FTSE 100, DAX?"
+    listed = "2024 price returns: FTSE 100 +5.7%, DAX +18.8%, S&P 500 +23.3%.\n\n"
+    assert decide("S&P 500", listed + "**Highest: FTSE 100**", q) == 0
+    assert decide("S&P 500", listed + "**Highest: S&P 500**", q) == 1
+    assert decide("沪深300", "2024年：中证500 +5.4%，沪深300 +14.7%。\n\n**最高：中证500**",
+                  "2024年沪深300和中证500哪个涨幅更高？") == 0

@@ -162,7 +162,18 @@ def _conclusion_names(text: str, block: FN.Block) -> str | None:
     rest = re.sub(r"\s+", " ", rest)
     if rest and not re.search(r"\d", rest) and name_like(rest) and len(rest) <= 30:
         return rest
+    # "**Highest: FTSE 100**", "最高：沪深300": a superlative label, then a name that carries
+    # a number (an index)
+    rest = _SUPERLATIVE.sub("", rest).strip()
+    if _NAME_WITH_NUMBER.fullmatch(rest):
+        return rest
     return None
+
+
+_SUPERLATIVE = re.compile(r"^(?:(?:the\s+)?(?:highest|largest|biggest|top|best|lowest|smallest|"
+                          r"worst|winner)|最高|最大|最多|最低|最小|最少|第一名?)\s*", re.IGNORECASE)
+_NAME_WITH_NUMBER = re.compile(r"(?:[A-Za-z&][\w&.\-]*\s)*[A-Za-z&][\w&.\-]*\s?\d{2,4}|"
+                               r"[\u4e00-\u9fff]{2,6}\d{2,4}")
 
 
 # greetings, closings and headings: sentences that state nothing

@@ -528,7 +528,9 @@ def test_labelled_points_bound_only_by_value_abstain() -> None:
     """"ICBC 48.82 | CCB 43.24 | ABC 40.57": labels the reader does not know, values that match
     the reference's set — the labels may be swapped, so no 1 (it was a false accept)."""
     ref = "工商银行：48.82万亿元；建设银行：40.57万亿元；农业银行：43.24万亿元"
-    assert decide(ref, "ICBC 48.82 | CCB 43.24 | ABC 40.57 (万亿元)") == ABSTAIN
+    assert decide(ref, "Bank1 48.82 | Bank2 43.24 | Bank3 40.57 (万亿元)") == ABSTAIN
+    # with the banks' short names known (ICBC, CCB, ABC), the swap is seen
+    assert decide(ref, "ICBC 48.82 | CCB 43.24 | ABC 40.57 (万亿元)") == 0
     assert decide(ref, "工行48.82万亿元，建行40.57万亿元，农行43.24万亿元") == 1  # 工行 = 工商银行
 
 
@@ -636,8 +638,8 @@ def test_a_short_last_line_after_a_list_is_its_conclusion_not_a_courtesy() -> No
     answer = ("2024年港股IPO募资额前三：\n1. 美的集团 约310亿港元\n2. 顺丰控股 约58亿港元\n\n"
               "最大的是美的集团。")
     assert decide(ref, answer) == 1
-    # another name concluded: not 1 (the reader does not yet fail it: it abstains)
-    assert decide(ref, answer.replace("最大的是美的集团。", "最大的是顺丰控股。")) == ABSTAIN
+    # another name concluded
+    assert decide(ref, answer.replace("最大的是美的集团。", "最大的是顺丰控股。")) == 0
     assert decide(ref, answer + "\n\n如需更多信息，请告诉我。") == 1
 
 
@@ -674,3 +676,51 @@ def test_a_conclusion_that_names_another_index_fails() -> None:
     assert decide("S&P 500", listed + "**Highest: S&P 500**", q) == 1
     assert decide("沪深300", "2024年：中证500 +5.4%，沪深300 +14.7%。\n\n**最高：中证500**",
                   "2024年沪深300和中证500哪个涨幅更高？") == 0
+
+
+# --- after the eighth blind set (issue 24, set H) ---------------------------------------------
+
+def test_a_superlative_that_picks_another_name_fails() -> None:
+    ref = '"招商银行"。评分要点：学生答案必须和标准答案严格一致'
+    q = "2024年末A股总市值前五的银行中，不良贷款率最低的是哪家银行？"
+    assert decide(ref, "不良率最低的是邮储银行（0.90%），其次是招商银行（0.95%）。", q) == 0
+    assert decide(ref, "不良率最低的是招商银行（0.95%），其次是邮储银行（0.98%）。", q) == 1
+    # a correction that names another answer, whatever else its sentence names (招行 = 招商银行)
+    assert decide(ref, "最低的是招商银行。不对，招行不在市值前五，应该是农业银行。", q) == 0
+    # a denied name is no answer
+    assert decide(ref, "初步查询得到5,432.10，等等，让我重新核对。\n不是农业银行——最低的是招商银行。", q) == 1
+
+
+@pytest.mark.parametrize(("reference", "question", "answer", "expected"), [
+    # the short names banks, carriers and companies go by
+    ("工商银行，2.25万亿元，答案允许四舍五入的误差", "2024年末A股总市值最大的银行是哪家？市值多少万亿元？",
+     "工行（601398.SH），2024年末A股总市值约2.25万亿元。", 1),
+    ("中国联通，4.56%，答案允许四舍五入的误差", "2024年三大运营商中营收增速最高的是哪家？增速多少？",
+     "China Unicom: revenue +4.56% YoY — ahead of China Mobile (+3.1%) and China Telecom (+3.1%).",
+     1),
+    # a bound beside the value it bounds
+    ("543.45亿元，答案允许四舍五入的误差", "贵州茅台2024年末存货账面价值是多少亿元？",
+     "贵州茅台2024年末存货略高于543亿元，约为543.4亿元。", 0),
+    ("35.46 trillion USD. The student's numbers may deviate by up to 0.01%.",
+     "What was total US federal debt at the end of fiscal year 2024?",
+     "Just under $35.5 trillion — $35,462 billion at FY2024 end.", 1),
+    # where a move started, and where it ended
+    ("6602.57亿元，答案允许四舍五入的误差", "腾讯控股2024年全年总收入是多少亿元人民币？",
+     "Tencent's 2024 total revenue rose 8% from 2023's RMB 609,015 million to RMB 660,257 "
+     "million.", 1),
+    # a quote for 100 units; 兆 in Taiwan's money; 元 after another currency's name
+    ("7.1884。评分要点：允许有0.0001的误差", "2024年12月31日美元兑人民币中间价是多少？",
+     "2024年12月31日人民币汇率中间价：100美元对人民币718.84元。", 1),
+    ("NT$2.89 trillion. Rounding errors are allowed.", "What was TSMC's 2024 revenue?",
+     "台積電2024年合併營收為新台幣2兆8,943億元，年增33.9%。", 1),
+    ("NT$2.89 trillion. Rounding errors are allowed.", "What was TSMC's 2024 revenue?",
+     "台积电2024年营收为新台币28,943亿元。", 1),
+    # a fall in a verb
+    ("-16.97%. Rounding errors are allowed.", "NVDA's change on its highest-volume day in Q1 2025?",
+     "NVDA plunged 16.97% on Jan 27, 2025.", 1),
+    # a month stated after the value is its period
+    ("2.9%. Rounding errors are allowed.", "What was the US CPI inflation rate for December 2024?",
+     "US CPI inflation was 2.9% y/y in November 2024, edging up to 3.0% in December.", 0),
+])
+def test_set_h_readings(reference: str, question: str, answer: str, expected: object) -> None:
+    assert decide(reference, answer, question) == expected

@@ -429,3 +429,38 @@ def test_a_bid_in_brackets_labels_its_own_number(answer: str, expected: int) -> 
     s = score(answer, "latest GBP/USD exchange rate", "Any answer between the high and low price "
               "is considered correct", GBP, "GBP/USD latest rate", tags="Forex")
     assert decided(s) == expected
+
+
+# --- after the eighth blind set (issue 24, set H: the styles its writers thought hardest) ------
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("茅台今天没能守住1460元：它并没有停在1460元上方，而是报1455元，跌2.01%。", 1),
+    ("贵州茅台最新价不是1484.91元（那是昨收），而是1455.0元。", 1),
+    ("贵州茅台最新价不是1455.0元，而是1460.0元。", 0),
+    ("贵州茅台跌破1460元，最新报1455元。", 1),
+    ("Moutai is not at ¥1,484.91 but ¥1,455.0 now.", 1),
+])
+def test_a_denied_value_or_a_level_crossed_is_not_the_answer(answer: str, expected: int) -> None:
+    assert decided(score(answer, "最新价")) == expected
+
+
+def test_the_value_after_not_but_takes_the_denied_values_field() -> None:
+    s = score("贵州茅台昨收不是1483.10元（那是今日开盘价），而是1484.91元；现报1455.0元。", "昨收")
+    assert decided(s) == 1
+    assert [(v["field"], v["text"]) for v in s.evidence["values"]] == [("prev_close", "1484.91")]
+
+
+@pytest.mark.parametrize(("answer", "required", "expected"), [
+    ("贵州茅台由前一日1484.91元下跌至1455.0元。", "最新价", 1),
+    ("Moutai closed at ¥1,455.0, down from ¥1,484.91 the prior session.", "昨收", 1),
+    ("Moutai closed at ¥1,455.0, down from ¥1,480.00 the prior session.", "昨收", 0),
+])
+def test_where_a_move_started(answer: str, required: str, expected: int) -> None:
+    assert decided(score(answer, required)) == expected
+
+
+def test_a_signed_changes_bracketed_percent_moves_the_same_way() -> None:
+    s = score("MSFT: O 512.58 | H 516.85 | L 508.13 | Chg −1.82 (0.42%)",
+              "Microsoft's latest change percentage", ROUND_EN, MSFT, "Microsoft",
+              yfinance_ticker="MSFT")
+    assert decided(s) == 1

@@ -147,6 +147,10 @@ def fullwidth(text: str) -> tuple[str, list[str]]:
 # a blank on each side, between digits, and blanks as thousands before it)
 _SPACED = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})* \. \d+")
 
+# 兆 in Taiwan's and Japan's money is 10^12 (万亿): "新台币2兆8,943亿元" = 28943亿元, "3.5兆元"
+_ZHAO_YI = re.compile(r"(?<![\d.])(\d{1,4})兆(\d{1,4}(?:,\d{3})?)(?=亿)")
+_ZHAO = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)兆(?=\s*(?:元|美元|新台币|台币|日元|韩元|円))")
+
 UNIFORM = (
     Step("spaced digits", lambda t: " . " in t, _SPACED, lambda m: m.group(0).replace(" ", "")),
     Step("Unicode minus → -", lambda t: _DASH_MINUS.search(t) is not None, _DASH_MINUS, "-"),
@@ -155,6 +159,9 @@ UNIFORM = (
          _THIN, ","),
     Step("decimal comma", lambda t: "," in t, _EURO,
          lambda m: m.group(1).replace(m.group(2), ",") + "." + m.group(3)),
+    Step("兆 → 万亿", lambda t: "兆" in t, _ZHAO_YI,
+         lambda m: str(int(m.group(1)) * 10000 + int(m.group(2).replace(",", "")))),
+    Step("兆 → 万亿", lambda t: "兆" in t, _ZHAO, r"\1万亿"),
     Step("× 10^n → decimal", lambda t: "10" in t and ("^" in t or any(
         c in t for c in "⁰¹²³⁴⁵⁶⁷⁸⁹")), _TIMES_TEN, _times_ten),
     Step("scientific notation", lambda t: "e" in t or "E" in t, _SCI, _sci),

@@ -32,6 +32,7 @@ _MOVE = re.compile(r"[%▲▼↑↓]|(?<![\w.])[+-]\s?\d|涨|跌|/\s*\d")
 _FIELDISH = re.compile(r"最新|当前|目前|现在|实时|价|收|开|高|低|涨|跌|幅|额|量|率|值|点位|指数$|"
                        r"区间|范围|日内|盘|今|昨|成交|振幅|换手|"
                        r"均|目标|预|基准|中间|报|约|为|是|在|于|至|到|达|共|合计|总|年|月|日|周|时|"
+                       r"失守|跌破|突破|站上|守住|收复|不|非|没|未|"
                        r"price|close|open|high|low|change|rate|yield|volume|level|last|range|"
                        r"between|around|about|at$|is$|was$|to$|from|week|year|target|avg|average",
                        re.IGNORECASE)

@@ -63,7 +63,14 @@ def _arrows(text: str) -> bool:
     return any(c in text for c in _UP + _DOWN)
 
 
+# a change written with its sign, then its percent in brackets without one: "Chg -1.82
+# (0.35%)" — the percent moved the same way
+_SIGNED_THEN_PCT = re.compile(r"(?<![\w.])(-\s?[$¥€£]?\d[\d,]*(?:\.\d+)?)([ \t]*)[(（]\s*(\d[\d,]*"
+                              r"(?:\.\d+)?\s?%)\s*[)）]")
+
 UNIFORM = (
+    Step("signed change's percent", lambda t: "%)" in t or "%）" in t, _SIGNED_THEN_PCT,
+         r"\1\2(-\3)"),
     Step("arrows → signs", _arrows, _ARROW_BEFORE, _before),
     Step("arrows → signs", _arrows, _ARROW_AFTER, _after),
     Step("accounting negative", lambda t: "(" in t or "（" in t, _PAIR, _pair),

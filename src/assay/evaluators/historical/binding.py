@@ -27,7 +27,7 @@ from assay.core.decimals import plain, round_half_up
 
 from . import final as FN
 from . import periods as P
-from .keys import label_key, last_key, name_key, spellings
+from .keys import aliases, label_key, last_key, name_key, spellings
 from .quantities import Mention
 from .reference import KeyPoint, Reference
 from .tolerance import BENCHMARK, FAIL, PASS, UNSURE, Verdict, check
@@ -206,9 +206,11 @@ def _agree(rs: list[Reading]) -> str | None:
 
 
 # ------------------------------------------------------------------------- context
-def _period_of_value(text: str, m: Mention) -> P.Period:
+def _period_of_value(text: str, m: Mention, mentions: list[Mention] | None = None
+                     ) -> P.Period:
     """The period a value is said of: a year right after it, else the words before it in its
-    clause or table row."""
+    clause or table row, with a month or year its own words state after it ("2.9% y/y in
+    November 2024, edging up to 3.0% in December")."""
     after = P.dated_after(text, m.end)
     if after:
         return P.Period(frozenset({after}), frozenset(), frozenset(), False)
@@ -216,7 +218,11 @@ def _period_of_value(text: str, m: Mention) -> P.Period:
     if row is None:
         # a date in brackets is a gloss on the clause, not the period its value is of:
         # "Initial BLS print (Jan 10, 2025): +256K … for December 2024"
-        return P.period_of(_GLOSS.sub(" ", text[clause_start(text, m.start):m.start]))
+        before = _GLOSS.sub(" ", text[clause_start(text, m.start):m.start])
+        tail = P.period_of(text[m.end:_own_end(text, m, mentions or [])])
+        if tail.months or tail.days:
+            return P.period_of(before + " " + text[m.end:_own_end(text, m, mentions or [])])
+        return P.period_of(before)
     return P.period_of(text[row[0]:m.start] + " " + FN.column_header(text, m.start))
 
 
@@ -509,6 +515,10 @@ def _decide(p: KeyPoint, ctx: Context, block: FN.Block, rel: list[Reading],
         ("a conversion into another currency", "the value in the reference's currency",
          lambda: [r for r in cur if r.mention.q.currency in (None, p.qty.currency)]
          if p.qty and p.qty.currency else cur),
+        # "略高于543亿元，约为543.4亿元", "just under $1.24 trillion — $1,239.0 billion": a bound
+        # beside the value it bounds
+        ("a bound (more than / just under …) beside a value", "the value, with its bound set "
+         "aside", lambda: [r for r in cur if not r.mention.bound]),
         # 25个基点 beside the rate levels 3.35% → 3.10%; a bare 0.90911 beside a 41% growth
         ("written in another kind of unit than the reference", "the value written in the "
          "reference's kind of unit", lambda: [r for r in cur if _same_kind(p, r.mention, ctx.text)]),
@@ -516,7 +526,10 @@ def _decide(p: KeyPoint, ctx: Context, block: FN.Block, rel: list[Reading],
          "rounded restatement set aside", lambda: [r for r in cur if not _restated(ctx, r, cur)]),
         ("said of another period than the question's", "the values for the period the "
          "question asks about", lambda: cur if keyed else [
-             r for r in cur if not _period_of_value(ctx.text, r.mention).differs_from(ctx.asked)]),
+             r for r in cur if not _period_of_value(ctx.text, r.mention, ctx.mentions
+                                                   ).differs_from(ctx.asked)]),
+        ("where a move started (from X to Y)", "where the move ended",
+         lambda: _not_move_start(ctx, cur)),
         ("another release than the one asked (initial / revised)", "the values of the "
          "release the question asks about", lambda: _vintage(ctx, cur)),
         ("a part of the total stated beside it", "the total, with its parts set aside",
@@ -645,6 +658,28 @@ def _vintage(ctx: Context, cur: list[Reading]) -> list[Reading]:
             if not other.search(ctx.text, clause_start(ctx.text, r.mention.start), r.mention.start)]
 
 
+_MOVE_FROM = re.compile(r"(?:(?<![a-z])from|由|从)\s*[^,，。;；]{0,24}$", re.IGNORECASE)
+_MOVE_TO = re.compile(r"(?:(?<![a-z])to|至|到)\s*[^,，。;；\d]{0,12}$", re.IGNORECASE)
+
+
+def _not_move_start(ctx: Context, cur: list[Reading]) -> list[Reading]:
+    """"rose 8% from 2023's RMB 609,015 million to RMB 660,257 million", "由2.1503%下行至
+    2.1395%": the value after «from» is where the move started, when a value after «to»
+    follows it in the same sentence."""
+    text = ctx.text
+
+    def before(r: Reading) -> str:
+        lo = max([o.end for o in ctx.mentions if o.end <= r.mention.start] +
+                 [FN.sentence_start(text, r.mention.start)])
+        return text[lo:r.mention.start]
+
+    starts = [r for r in cur if _MOVE_FROM.search(before(r)) and any(
+        o.mention.start > r.mention.start and _MOVE_TO.search(before(o))
+        and FN.sentence_start(text, o.mention.start) == FN.sentence_start(text, r.mention.start)
+        for o in cur)]
+    return [r for r in cur if r not in starts]
+
+
 _OF_WHICH = re.compile(r"(?:其中|内含|包括|(?<![a-z])(?:of\s+which|including|among\s+which|"
                        r"of\s+this))[^。；;\n]{0,24}$", re.IGNORECASE)
 
@@ -738,17 +773,28 @@ def own_words(text: str, m: Mention, mentions: list[Mention]) -> str:
     start = clause_start(text, m.start)
     if start > 0 and text[start - 1] in _OPEN and not text[start:m.start].strip(" $¥€£"):
         start = clause_start(text, start - 1)  # "AAPL ($93.74B)": the words before the bracket
+    end = _own_end(text, m, mentions)
+    for o in mentions:
+        if start < o.end <= m.start:
+            start = o.end
+    return text[start:m.start] + " " + text[m.end:end]
+
+
+def _own_end(text: str, m: Mention, mentions: list[Mention]) -> int:
+    """Where a value's own words end: the end of its clause, a bracket, or the next value."""
     end = m.end
     while end < len(text) and not (text[end] in _CLAUSE_MARKS + _OPEN + _CLOSE and not (
             text[end] == "," and end + 1 < len(text) and text[end + 1].isdigit())) and not (
             text[end] == "." and (end + 1 == len(text) or text[end + 1].isspace())):
         end += 1
     for o in mentions:
-        if start < o.end <= m.start:
-            start = o.end
-        elif m.end <= o.start < end:
+        if m.end <= o.start < end:
             end = o.start
-    return text[start:m.start] + " " + text[m.end:end]
+    if end < len(text) and text[end] in _OPEN and re.match(r"\s*[+\-−]?[$¥€£]?\s*\d", text[end + 1:]):
+        # "+4.56% YoY — ahead of China Mobile (+3.1%)": the words before a bracketed value
+        # are that value's, not this one's
+        return m.end
+    return end
 
 
 def _units(words: str) -> list[str]:
@@ -790,7 +836,7 @@ def _said_of_asked(ctx: Context, cur: list[Reading]) -> list[Reading]:
     no words of its own ("产量和销量分别为a和b": b) is never set aside."""
     if len(cur) < 2 or len({r.verdict.outcome for r in cur}) < 2:
         return cur
-    ref_text = " ".join(p.label + " " + (p.name if p.kind == "name" else "")
+    ref_text = " ".join(p.label + " " + (" ".join(aliases(p.name)) if p.kind == "name" else "")
                         for p in ctx.ref.points)
     ref_u, q_u = _units(ref_text), _units(ctx.question)
     own = {id(r): _units(own_words(ctx.text, r.mention, ctx.mentions)) for r in cur}

@@ -161,12 +161,30 @@ ALIASES: list[tuple[str, ...]] = [
     ("广州", "guangzhou"), ("杭州", "hangzhou"), ("香港", "hong kong"), ("东京", "tokyo"),
     ("纽约", "new york"), ("伦敦", "london"), ("美国", "united states", "usa", "us", "u.s."),
     ("中国", "china"), ("日本", "japan"), ("英国", "united kingdom", "uk"),
+    # the short forms banks, carriers and large companies go by
+    ("工商银行", "中国工商银行", "工行", "icbc"), ("建设银行", "中国建设银行", "建行", "ccb"),
+    ("农业银行", "中国农业银行", "农行", "abc", "agricultural bank of china"),
+    ("中国银行", "中行", "boc", "bank of china"), ("招商银行", "招行", "cmb", "china merchants bank"),
+    ("交通银行", "交行", "bocom", "bank of communications"),
+    ("邮储银行", "中国邮政储蓄银行", "邮储", "psbc", "postal savings bank of china"),
+    ("中国联通", "联通", "china unicom"), ("中国移动", "china mobile"),
+    ("中国电信", "china telecom"), ("jpmorgan chase", "jpmorgan", "jpm", "摩根大通", "小摩"),
+    ("taiwan semiconductor manufacturing company", "taiwan semiconductor", "tsmc", "tsm", "台积电"),
+    ("berkshire hathaway", "berkshire", "伯克希尔", "伯克希尔哈撒韦"),
 ]
 _ALIAS_INDEX: dict[str, tuple[str, ...]] = {}
 for _group in ALIASES:
     _keys = tuple(name_key(a) for a in _group)
     for _k in _keys:
         _ALIAS_INDEX[_k] = _keys
+
+
+_ALIAS_GROUP: dict[str, tuple[str, ...]] = {name_key(a): g for g in ALIASES for a in g}
+
+
+def aliases(name: str) -> tuple[str, ...]:
+    """The name as written and its known aliases as written ("中国联通", "联通", "china unicom")."""
+    return (name, *_ALIAS_GROUP.get(name_key(name), ()))
 
 
 def spellings(name: str) -> tuple[str, ...]:

@@ -184,10 +184,29 @@ _COURTESY = re.compile(r"(?:好的|当然|没问题|以下是.{0,20}|如需.{0,3
 
 
 _BOLD = re.compile(r"\*\*([^*\n]{1,60})\*\*")
+# "最低的是邮储银行", "增速最高的为中国联通", "the largest was JPMorgan Chase": the one the answer picks
+_SUPERLATIVE_ZH = re.compile(r"最[\u4e00-\u9fff]{1,6}的(?:是|为)\s*([\u4e00-\u9fff]{2,12})")
+_SUPERLATIVE_EN = re.compile(r"\b(?:the\s+)?(?:highest|largest|lowest|biggest|smallest|top|"
+                             r"greatest|fastest|best|worst)\b[^.。\n,;]{0,40}?\b(?:is|was)\s+"
+                             r"([A-Z][\w&.\-]*(?:\s+[A-Z0-9][\w&.\-]*){0,4})")
+
+
+def _superlative_names(text: str) -> list[str]:
+    """The names the answer's superlative statements pick, when they all pick one."""
+    found: list[str] = []
+    for m in _SUPERLATIVE_ZH.finditer(text):
+        name = m.group(1)
+        cut = next((i for i, c in enumerate(name) if i >= 2 and c in _FUNCTION + "其而"), None)
+        found.append(name[:cut] if cut else name)
+    found += [m.group(1) for m in _SUPERLATIVE_EN.finditer(text)]
+    found = [f for f in found if name_like(f)]
+    if not found or len({name_key(f) for f in found}) > 1:
+        return []
+    return found
 # what a correction says the answer is: "不对，…应该是农业银行", "actually, Greg Abel had …"
 _CORRECTED_TO = re.compile(r"(?:应该是|应为|应是|实为|实际上是|should be|is actually|actually,?\s+(?=[A-Z]))"
                            r"\s*([\u4e00-\u9fff]{2,12}|[A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,4})|"
-                           r"(?:的是|就是|是)\s*([\u4e00-\u9fff]{2,12})")
+                           r"(?:的是|就是|(?<![不非])是)\s*([\u4e00-\u9fff]{2,12})")
 
 
 def bind_name(p: KeyPoint, ctx: Context, passed_spans: list[tuple[int, int]],
@@ -207,6 +226,11 @@ def bind_name(p: KeyPoint, ctx: Context, passed_spans: list[tuple[int, int]],
         # marks another name as its answer
         return PointResult(p, UNSURE, f"named, but the answer emphasises «{emphasised[0].strip()}»")
 
+    if only_name and (chosen := _superlative_names(text)) and not any(
+            _names_it(c, p.name) for c in chosen):
+        # "不良率最低的是邮储银行（0.90%），其次是招商银行": the answer's choice is another name
+        return PointResult(p, FAIL, f"the answer's superlative names «{chosen[0]}», not {p.name}")
+
     def second_answer(where: list[tuple[int, int]]) -> PointResult | None:
         """"上海和广州", "Apple or NVIDIA": two answers where one is wanted is wrong."""
         for s in where if only_name else []:
@@ -219,6 +243,14 @@ def bind_name(p: KeyPoint, ctx: Context, passed_spans: list[tuple[int, int]],
     marker_blocks = [b for b in ctx.blocks if b.why != "whole answer"]
     if marker_blocks:
         b = marker_blocks[0]
+        if b.why == "the self-correction":
+            # "不对，招行不在市值前五，应该是农业银行": what the correction says the answer is
+            # decides, whatever else its sentence names
+            corrected = _CORRECTED_TO.search(text, b.start)
+            other = (corrected.group(1) or corrected.group(2)) if corrected else ""
+            if other and name_like(other) and not _names_it(other, p.name):
+                return PointResult(p, FAIL, f"the self-correction names «{other}», not {p.name}",
+                                   b.why)
         inside = [s for s in stated if b.start <= s[0] < b.end]
         if inside:
             if (two := second_answer(inside)) is not None:

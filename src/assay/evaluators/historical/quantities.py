@@ -14,7 +14,7 @@ markers, citations ("[3]", "Step 2") — are skipped by looking at what is right
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 # Full-width digits, signs and letters to ASCII, one character for one so spans stay valid.
@@ -54,6 +54,9 @@ _CURRENCY_AFTER: list[tuple[str, str]] = [
     ("hk dollars", "HKD"), ("eur", "EUR"), ("euros", "EUR"), ("euro", "EUR"),
     ("jpy", "JPY"), ("yen", "JPY"), ("gbp", "GBP"), ("pounds", "GBP"),
 ]
+_CURRENCY_WORD = {"新台币": "TWD", "台币": "TWD", "港币": "HKD", "港元": "HKD", "美元": "USD",
+                  "日元": "JPY", "欧元": "EUR", "英镑": "GBP"}
+_CURRENCY_WORD_BEFORE = re.compile(r"(新台币|台币|港币|港元|美元|日元|欧元|英镑)\s*$")
 _CURRENCY_BEFORE: list[tuple[str, str]] = [
     ("nt$", "TWD"), ("s$", "SGD"), ("a$", "AUD"), ("c$", "CAD"), ("twd", "TWD"),
     ("us$", "USD"), ("hk$", "HKD"), ("rmb", "CNY"), ("usd", "USD"), ("cny", "CNY"),
@@ -205,11 +208,13 @@ _APPROX_RIGHT = re.compile(r"\s*(?:左右|上下|多|余)")
 _FALL = re.compile(r"(?<![a-z])(?:下跌|下降|下调|调降|降息|下滑|减少|回落|跌幅|降幅|跌了|跌去|跌|"
                    r"降低|缩减|净流出|亏损|净亏损|亏|fell|fall|falls|declined|decline|declines|"
                    r"dropped|drop|drops|decreased|cut|lowered|reduced|decrease|down|lost|loss|"
-                   r"negative|minus)"
+                   r"plunged|plunge|plummeted|tumbled|slumped|sank|slid|crashed|tanked|shed|"
+                   r"暴跌|大跌|重挫|挫|下挫|跳水|negative|minus)"
                    r"(?:\s*(?:了|为|达|达到|约|幅度为|幅度|by|of|to|at|:|：|is|was|around|about|"
                    r"approximately|roughly))*\s*$", re.IGNORECASE)
 _RISE = re.compile(r"(?<![a-z])(?:上涨|上升|增长|增加|涨幅|升幅|涨了|涨|回升|提高|净流入|盈利|"
-                   r"rose|rise|rises|gained|gain|gains|increased|increase|up|grew|growth)"
+                   r"rose|rise|rises|gained|gain|gains|increased|increase|up|grew|growth|"
+                   r"jumped|surged|soared|climbed|rallied|advanced|暴涨|大涨|飙升)"
                    r"(?:\s*(?:了|为|达|达到|约|幅度为|幅度|by|of|to|at|:|：|is|was|around|about|"
                    r"approximately|roughly))*\s*$", re.IGNORECASE)
 # "negative free cash flow of $11.6 billion", "净亏损为5.2亿元": the sign in a word further back
@@ -258,8 +263,8 @@ def _not_a_value(text: str, start: int, end: int, raw: str) -> bool:
         if nxt in "日号":
             return raw.isdigit() and 1 <= int(raw) <= 31
         return True
-    if raw == "1" and _UNIT_QUOTE.match(text, end):
-        return True  # "1美元兑7.1884元", "以1港币为基准": the unit of a quote, not a value
+    if raw in ("1", "100") and _UNIT_QUOTE.match(text, end):
+        return True  # "1美元兑7.1884元", "100美元对人民币718.84元": the unit of a quote, no value
     if _TIME.match(text, end) and raw.isdigit() and len(raw) <= 2:
         return True
     if re.search(r"\d\s*[:：]\s*$", _left(text, start, 4)) and raw.isdigit() and len(raw) == 2:
@@ -379,6 +384,25 @@ def _suffix(text: str, ne: int) -> tuple[int, str, str, str | None, str, str, De
     return end, scale_word, pct, currency, unit_dim, unit_word, factor, per
 
 
+_HUNDRED_QUOTE = re.compile(r"(?<![\d.,])100" + _UNIT_QUOTE.pattern, re.IGNORECASE)
+
+
+def _per_hundred(text: str, mentions: list[Mention]) -> list[Mention]:
+    """"100美元对人民币718.84元": the value quoted for 100 units, as the rate for one (7.1884)."""
+    if "100" not in text:
+        return mentions
+    out = list(mentions)
+    for q in _HUNDRED_QUOTE.finditer(text):
+        nxt = next((k for k, m in enumerate(out) if m.start >= q.end()), None)
+        if nxt is None or text[q.end():out[nxt].start].strip(" ：:人民币元美港"):
+            continue
+        m = out[nxt]
+        hundred = Decimal(100)
+        out[nxt] = replace(m, q=replace(m.q, value=m.q.value / hundred,
+                                        quantum=m.q.quantum / hundred))
+    return out
+
+
 def read_mentions(text: str) -> list[Mention]:
     """Every value in `text` (already `normalise`d), in order; dates, codes and names skipped."""
     out: list[Mention] = []
@@ -404,6 +428,12 @@ def read_mentions(text: str) -> list[Mention]:
         value *= scale
         quantum *= scale
         currency = cur_after or cur_before
+        if cur_after == "CNY" and not re.search(r"人民币|rmb|cny", text[ne:end], re.IGNORECASE):
+            # "新台币28943亿元", "港币100元": 元 is the unit of the currency named before it
+            named = _CURRENCY_WORD_BEFORE.search(text, max(0, start - 6), start)
+            before = cur_before or (_CURRENCY_WORD[named.group(1)] if named else None)
+            if before and before != "CNY":
+                currency = before
         if pct:
             dim = "percent"
             if pct == "bp":
@@ -439,6 +469,7 @@ def read_mentions(text: str) -> list[Mention]:
                        words or (currency or ""), per)
         out.append(Mention(start, end, text[start:end].strip(), qty, bool(sign), direction,
                            approx, bound))
+    out = _per_hundred(text, out)
     out.extend(_spelled_counts(text))
     out.sort(key=lambda m: m.start)
     return out

@@ -295,14 +295,20 @@ _UNIT_QUOTE = re.compile(r"(?<![\d.])(10|100|1000|10000)\s*(?:港元|港币|日�
                          re.IGNORECASE)
 # Words before a value: a bound ("超过", "above") or a hedge ("约", "about").
 _LEAD_BOUND = ("逾", "超", "超过", "不到", "高于", "低于", "above", "below", "over", "under", "more than",
-               "less than", "at least", "at most", "up to")
+               "less than", "at least", "at most", "up to",
+               # a value denied ("不是106.60元，而是106.96元", "not $249.34 but …") or a level
+               # crossed ("失守3900点", "守住1460元", "跌破", "站上"): not what the answer states
+               "不是", "并非", "而非", "并不是", "not", "not at", "isn't", "isn't at", "wasn't",
+               "wasn't at", "rather than", "instead of", "失守", "跌破",
+               "突破", "站上", "站稳", "守住", "收复", "失守了", "跌穿", "升穿", "升破", "broke below",
+               "broke above", "fell below", "rose above")
 _LEAD_APPROX = ("约", "大约", "近", "接近", "将近", "差不多", "about", "around", "approximately",
                 "approx.", "approx", "roughly", "nearly", "almost", "some", "~")
 # Words before a value, matched against the text before it reversed (one anchored try): a
 # bound ("超过", "above": not a value) or a hedge ("约", "about").
 _LEAD_REV = re.compile(rf"\s*(?:(?P<bound>{_rev_words(_LEAD_BOUND)})|"
                        rf"(?P<approx>{_rev_words(_LEAD_APPROX)}))(?![a-z])", re.IGNORECASE)
-_LEAD_TAILS = frozenset("逾超过到于约近差~tdyewrnoxsT.DYEWRNOXS")
+_LEAD_TAILS = frozenset("逾超过到于约近差~tdyewrnoxsT.DYEWRNOXS是非守破上稳住复了穿fF")
 _BOUND_AFTER = re.compile(r"\s*(?:以上|以下|之上|之下|上方|下方)")
 
 

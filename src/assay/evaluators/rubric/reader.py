@@ -154,7 +154,72 @@ def read(answer: str, ident: Identity, want: Want) -> list[Bound]:
     ctx = _Ctx(attached, period_of, text, low, ident, want, words, names, quals, periods, lay, clauses)
     out = [_bind(ctx, k, m, paired.get(k)) for k, m in enumerate(mentions)]
     out = _ranges(ctx, mentions, out)
+    if "而是" in text or "but" in low or "rather" in low:
+        out = _not_but(ctx, out)
+    if "由" in text or "从" in text or "from" in low:
+        out = _move_from(ctx, out)
     return _also(ctx, mentions, out)
+
+
+_FROM = re.compile(r"(?:由|从|(?<![a-z])(?:(?:up|down|rose|fell|climbed|dropped)\s+)?from)"
+                   r"[^\d,，。;；]{0,12}$", re.IGNORECASE)
+_TO = re.compile(r"(?:至|到|(?<![a-z])to)[^\d,，。;；]{0,6}$", re.IGNORECASE)
+_PRIOR = re.compile(r"前一日|前一交易日|上一交易日|昨日|昨天|(?<![a-z])(?:prior|previous)\s+"
+                    r"(?:session|day|close)|yesterday|the\s+day\s+before", re.IGNORECASE)
+
+
+def _move_from(ctx: _Ctx, out: list[Bound]) -> list[Bound]:
+    """"由前一日2.1503%下行1.08bp至2.1395%", "closed at $298.54, down from $305.69 the prior
+    session": the value a move started from is the previous close when its words say the
+    prior day, else an earlier value — not the latest."""
+    text = ctx.text
+    for k, b in enumerate(out):
+        based = b.field == F.OTHER and b.via.lower().endswith("from")  # "down from $305.69"
+        if not based and (b.field not in (F.LAST, F.CLOSE, "") or b.why):
+            continue
+        lo = out[k - 1].mention.end if k else 0
+        if not _FROM.search(text, max(lo, b.mention.start - 24), b.mention.start):
+            continue
+        end = min([c for c in (text.find(x, b.mention.end) for x in "，,。;；\n") if c >= 0]
+                  or [len(text)])
+        moved_to = any(o.mention.start < end and _TO.search(
+            text, max(b.mention.end, o.mention.start - 10), o.mention.start) for o in out[k + 1:])
+        said_from = re.search(r"(?:up|down|rose|fell|climbed|dropped)\s+from[^\d]{0,12}$",
+                              text[max(lo, b.mention.start - 24):b.mention.start], re.IGNORECASE)
+        if not (moved_to or said_from):
+            continue
+        clause = text[max(lo, b.mention.start - 24):end]
+        if _PRIOR.search(clause):
+            out[k] = replace(b, field=F.PREV_CLOSE, via="the value a move started from, the "
+                             "prior day's", why="")
+        elif based:
+            continue
+        else:
+            out[k] = replace(b, why="where a move started (from … to …), not the latest value")
+    return out
+
+
+_DENIED = re.compile(r"(?:不是|并非|并不是|(?<![a-z])not)\s*$", re.IGNORECASE)
+_BUT = re.compile(r"(?:而是|(?<![a-z])(?:but(?:\s+rather)?|rather))\s*(?:at\s+|is\s+|was\s+)?$",
+                  re.IGNORECASE)
+
+
+def _not_but(ctx: _Ctx, out: list[Bound]) -> list[Bound]:
+    """"昨收不是106.60元（那是今日开盘价），而是106.96元", "not $249.34 but $247.45": the value
+    after «而是 / but» is the field the denied value was said of."""
+    text = ctx.text
+    for k in range(len(out) - 1):
+        a, b = out[k], out[k + 1]
+        lo = max(0, a.mention.start - 8)
+        if not (a.mention.bound and a.field and _DENIED.search(text, lo, a.mention.start)):
+            continue
+        if b.field and b.via != "fallback":
+            continue
+        if not _BUT.search(text, max(a.mention.end, b.mention.start - 12), b.mention.start):
+            continue
+        out[k + 1] = replace(b, field=a.field, via="not … but …",
+                             why="" if b.why in ("", "no field word reaches it") else b.why)
+    return out
 
 
 # "盘中一度冲高至620.50": a momentary level, which a day's high or low is by definition
@@ -394,7 +459,7 @@ def _bind(ctx: _Ctx, k: int, m: Mention, paired: str | None) -> Bound:
     if why:
         pass
     elif m.bound:
-        why = "a bound (above / below), not a value"
+        why = "a bound, a level crossed or a denied value (above / 跌破 / not …), not a value"
     elif instrument == UNSURE:
         unsure, why = True, f"may speak of «{about}», not the item's instrument"
     elif doubt:

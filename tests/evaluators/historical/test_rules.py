@@ -635,12 +635,13 @@ def test_a_listed_extra_name_is_seen_whatever_precedes_the_list() -> None:
 
 def test_a_short_last_line_after_a_list_is_its_conclusion_not_a_courtesy() -> None:
     ref = '"美的集团"。评分要点：学生答案必须和标准答案严格一致'
+    q = "2024年港股IPO募资规模最大的公司是哪家？"
     answer = ("2024年港股IPO募资额前三：\n1. 美的集团 约310亿港元\n2. 顺丰控股 约58亿港元\n\n"
               "最大的是美的集团。")
-    assert decide(ref, answer) == 1
+    assert decide(ref, answer, q) == 1
     # another name concluded
-    assert decide(ref, answer.replace("最大的是美的集团。", "最大的是顺丰控股。")) == 0
-    assert decide(ref, answer + "\n\n如需更多信息，请告诉我。") == 1
+    assert decide(ref, answer.replace("最大的是美的集团。", "最大的是顺丰控股。"), q) == 0
+    assert decide(ref, answer + "\n\n如需更多信息，请告诉我。", q) == 1
 
 
 # --- after the seventh blind set (issue 24, set G) --------------------------------------------

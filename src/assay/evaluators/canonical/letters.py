@@ -18,6 +18,9 @@ _VALEDICTION = re.compile(
     r"thank you|cheers|sincerely|yours sincerely|yours truly|all the best|顺颂商祺|顺颂时祺|顺祝商祺|"
     r"此致敬礼|此致|敬礼|祝好|祝商祺|谢谢|多谢)[ \t]*[,，!！.。]?[ \t]*$",
     re.IGNORECASE | re.MULTILINE)
+# what no signature holds: a postscript, a self-correction, a field word with a figure
+_STILL_ANSWER = re.compile(r"p\.?\s?s\.?|附[:：言]|更正|修正|correction|actually|update|"
+                           r"价|收盘|最新|price|close|revenue|营收|净利|\d[\d,]*\.\d", re.IGNORECASE)
 # a paragraph that is a disclaimer: from its label to the next blank line
 _DISCLAIMER = re.compile(
     r"^[ \t]*(?:\*\*|_)?(?:disclaimer|important notice|risk warning|免责声明|风险提示|重要提示|"
@@ -33,7 +36,11 @@ def set_aside(text: str) -> tuple[str, list[str]]:
     """The answer without its signature, disclaimers and telephone numbers."""
     done: list[str] = []
     for m in _VALEDICTION.finditer(text):
-        if text[:m.start()].strip():
+        after = text[m.end():].strip()
+        # a signature is a few short lines; more after the valediction (a P.S., a correction,
+        # a figure with its field word) is still the answer's
+        if text[:m.start()].strip() and len(after) <= 160 and after.count("\n") <= 3 \
+                and not _STILL_ANSWER.search(after):
             text = text[:m.start()].rstrip()
             done.append("signature set aside")
             break

@@ -145,7 +145,7 @@ def fullwidth(text: str) -> tuple[str, list[str]]:
 
 # a small model's spacing inside one number: "1 455 . 0 元", "2 . 01 %" (a decimal point with
 # a blank on each side, between digits, and blanks as thousands before it)
-_SPACED = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})* \. \d+")
+_SPACED = re.compile(r"(?<![\d.,])(?:\d{1,3}(?: \d{3})+|\d+) \. \d+")
 
 # 兆 in Taiwan's and Japan's money is 10^12 (万亿): "新台币2兆8,943亿元" = 28943亿元, "3.5兆元"
 _ZHAO_YI = re.compile(r"(?<![\d.])(\d{1,4})兆(\d{1,4}(?:,\d{3})?)(?=亿)")

@@ -209,21 +209,60 @@ def _agree(rs: list[Reading]) -> str | None:
 def _period_of_value(text: str, m: Mention, mentions: list[Mention] | None = None
                      ) -> P.Period:
     """The period a value is said of: a year right after it, else the words before it in its
-    clause or table row, with a month or year its own words state after it ("2.9% y/y in
-    November 2024, edging up to 3.0% in December")."""
+    clause or table row, with a period its own words state after it ("2.9% y/y in November
+    2024, edging up to 3.0% in December", "543.45亿元（2023年末数据）", "62.57亿元是2024年半年报
+    数据", "…，这是2024年三季度末的数")."""
     after = P.dated_after(text, m.end)
     if after:
         return P.Period(frozenset({after}), frozenset(), frozenset(), False)
     row = FN.row_of(text, m.start)
     if row is None:
-        # a date in brackets is a gloss on the clause, not the period its value is of:
-        # "Initial BLS print (Jan 10, 2025): +256K … for December 2024"
-        before = _GLOSS.sub(" ", text[clause_start(text, m.start):m.start])
-        tail = P.period_of(text[m.end:_own_end(text, m, mentions or [])])
-        if tail.months or tail.days:
-            return P.period_of(before + " " + text[m.end:_own_end(text, m, mentions or [])])
+        # a day in brackets is a gloss on the clause (a release date), not the period its
+        # value is of: "Initial BLS print (Jan 10, 2025): +256K … for December 2024"
+        before = _GLOSS.sub(_day_gloss, text[clause_start(text, m.start):m.start])
+        tail = own_tail(text, m, mentions or [])
+        said = P.period_of(tail)
+        if said.years or said.days or said.part:
+            return said  # what the value's own words say after it is the more specific
+        if said.months:
+            return P.period_of(before + " " + tail)
         return P.period_of(before)
     return P.period_of(text[row[0]:m.start] + " " + FN.column_header(text, m.start))
+
+
+def _day_gloss(g: re.Match[str]) -> str:
+    return " " if P.period_of(g.group(0)).days else g.group(0)
+
+
+# what a value is said to be right after it: "，这是2024年三季度末的数", "(that was the prior week",
+# "? That was the 30 December fixing"
+_POINTER = re.compile(r"[，,；;。.?？!！]?\s*[(（]?\s*(?:这是|此为|那是|这为|系|即为|that\s+was|that's|"
+                      r"that\s+is|this\s+was|this\s+is|which\s+was|which\s+is)", re.IGNORECASE)
+
+
+def own_tail(text: str, m: Mention, mentions: list[Mention]) -> str:
+    """A value's own words after it: to the end of its clause (or the next value), a bracket
+    right after it, and a clause that points back at it ("这是…", "that was …")."""
+    end = _own_end(text, m, mentions)
+    # words that run into the next value are more its words than this one's ("由2023年的62.57
+    # 亿元回落至2024年的41.12亿元": «回落至2024年的» leads to 41.12)
+    tail = "" if any(o.start == end for o in mentions) else text[m.end:end]
+    rest = text[end:]
+    if rest[:1] in _OPEN or (rest[:2].strip()[:1] in _OPEN and rest[:1] == " "):
+        close = min([k for k in (rest.find(c) for c in _CLOSE) if k > 0] or [0])
+        if close:
+            # the bracket's words up to its own next value or clause: "(that was the prior
+            # week; for May 19-23 it was 12.10%)" says only "that was the prior week" of this one
+            inner = [k for k in (rest.find(c, 1, close) for c in ";；，,") if k > 0]
+            inner += [o.start - end for o in mentions if end < o.start < end + close]
+            tail += " " + rest[:min([*inner, close + 1])]
+            rest = rest[close + 1:]
+    pointer = _POINTER.match(rest) or (_POINTER.match(rest, 1) if rest[:1] in " " else None)
+    if pointer is not None:
+        stop = [k for k in (rest.find(c, pointer.end()) for c in "，,；;。\n)）") if k > 0]
+        nxt = [o.start - end for o in mentions if o.start >= end + pointer.end()]
+        tail += " " + rest[:min(stop + nxt + [len(rest)])]
+    return tail
 
 
 _GLOSS = re.compile(r"[(（][^()（）]{0,40}[)）]")
@@ -261,6 +300,9 @@ class Context:
     keys: dict[int, str] = field(default_factory=dict)  # mention start → key (keyed lists)
     rounding: str = BENCHMARK  # the reading of "rounding errors are allowed"
     compare_asked: int = 0  # the question asks how much lower (-1) or higher (+1) A is than B
+    # values no later narrowing may set aside by their words: a part after 其中 that names
+    # what the question asks as much as its whole does (which of the two is meant is unclear)
+    protected: set[int] = field(default_factory=set)
 
     def read(self, p: KeyPoint, m: Mention) -> Reading | None:
         r = read_value(p, self.ref, m, self.question_q(p), self.fall_asked, self.rounding)
@@ -449,7 +491,7 @@ def bind_number(p: KeyPoint, ctx: Context, others: list[KeyPoint]) -> PointResul
                 if named and p.id not in named:
                     continue  # said under another key point's label: 建设银行43.24万亿元
                 if not named and len(labelled) >= 2 and _TOTAL.search(said_under) and not \
-                        _TOTAL.search(p.label):
+                        _TOTAL.search(p.label) and _sum_of_others(m, ctx.mentions):
                     continue  # "四大行合计167.69万亿元": the total of the points, none of them
             r = ctx.read(p, m)
             if r is None:
@@ -480,6 +522,23 @@ def bind_number(p: KeyPoint, ctx: Context, others: list[KeyPoint]) -> PointResul
         return result
     return PointResult(p, FAIL, "the answer states no value for this key point"
                        + (f" (under {want})" if keyed else ""))
+
+
+def _sum_of_others(m: Mention, mentions: list[Mention]) -> bool:
+    """The value is the sum of two or more of the answer's other values of its kind (within
+    the rounding of the coarsest): a total, not a figure of its own."""
+    # as written (a table's bare 48.82 under «万亿元» beside «合计167.69万亿元»)
+    def written(o: Mention) -> tuple[Decimal, Decimal]:
+        return o.q.value / o.q.scale, o.q.quantum / o.q.scale
+
+    mine, quantum = written(m)
+    others = [written(o) for o in mentions if o is not m and o.q.dim != "percent"
+              and o.q.value > 0][:10]
+    if len(others) < 2 or m.q.dim == "percent":
+        return False
+    tol = max([q for _, q in others] + [quantum])
+    return any(abs(sum(v for v, _ in c) - mine) <= tol * k for k in range(2, len(others) + 1)
+               for c in itertools.combinations(others, k))
 
 
 _TOTAL = re.compile(r"合计|总计|共计|合共|加总|总和|(?<![a-z])(?:in\s+total|total|combined|"
@@ -530,6 +589,8 @@ def _decide(p: KeyPoint, ctx: Context, block: FN.Block, rel: list[Reading],
                                                    ).differs_from(ctx.asked)]),
         ("where a move started (from X to Y)", "where the move ended",
          lambda: _not_move_start(ctx, cur)),
+        ("said by its own words to be an earlier figure (that was the prior week / 上月 …)",
+         "the current figure", lambda: _not_earlier(ctx, cur)),
         ("another release than the one asked (initial / revised)", "the values of the "
          "release the question asks about", lambda: _vintage(ctx, cur)),
         ("a part of the total stated beside it", "the total, with its parts set aside",
@@ -594,7 +655,7 @@ def _restated(ctx: Context, r: Reading, cur: list[Reading]) -> bool:
                and round_half_up(o.value, rq) == r.value for o in cur)
 
 
-_SAYS_AGAIN = re.compile(r"^\s*[(（]?\s*(?:≈|=|即|也就是|亦即|i\.e\.,?|that\s+is,?|or)\s*[(（]?\s*$",
+_SAYS_AGAIN = re.compile(r"^\s*[,，]?\s*[(（]?\s*(?:≈|=|即|也就是|亦即|i\.e\.,?|that\s+is,?|or)\s*[(（]?\s*$",
                         re.IGNORECASE)
 
 
@@ -654,8 +715,23 @@ def _vintage(ctx: Context, cur: list[Reading]) -> list[Reading]:
     if not (asks_initial or asks_revised):
         return cur
     other = _REVISED if asks_initial else _INITIAL
+    text = ctx.text
     return [r for r in cur
-            if not other.search(ctx.text, clause_start(ctx.text, r.mention.start), r.mention.start)]
+            if not other.search(text[clause_start(text, r.mention.start):r.mention.start] + " "
+                                + own_tail(text, r.mention, ctx.mentions))]
+
+
+_EARLIER = re.compile(r"上周|上月|上年|去年|前一[日周月年季]|上一[交易日周月年季]|此前|(?<![a-z])(?:prior|"
+                      r"previous|earlier|last\s+(?:week|month|quarter|year)|a\s+(?:week|month|year)"
+                      r"\s+(?:earlier|before|ago))(?![a-z])", re.IGNORECASE)
+
+
+def _not_earlier(ctx: Context, cur: list[Reading]) -> list[Reading]:
+    """"15.67% (that was the prior week; for May 19-23 it was 12.10%)": a value its own words
+    after it call earlier is not the current one (unless the question asks for an earlier one)."""
+    if _EARLIER.search(ctx.question):
+        return cur
+    return [r for r in cur if not _EARLIER.search(own_tail(ctx.text, r.mention, ctx.mentions))]
 
 
 _MOVE_FROM = re.compile(r"(?:(?<![a-z])from|由|从)\s*[^,，。;；]{0,24}$", re.IGNORECASE)
@@ -685,15 +761,36 @@ _OF_WHICH = re.compile(r"(?:其中|内含|包括|(?<![a-z])(?:of\s+which|includi
 
 
 def _not_of_which(ctx: Context, cur: list[Reading]) -> list[Reading]:
-    """"43.85万亿元，其中出口25.45万亿元，进口18.39万亿元", "$35,462 billion, of which debt held
-    by the public ≈ $28.3 trillion": values after 其中 / of which are parts of the value before
-    them, which is the answer (when one is stated before them)."""
-    first_part = min((r.mention.start for r in cur if _OF_WHICH.search(
-        ctx.text, max(0, r.mention.start - 40), r.mention.start)), default=None)
-    if first_part is None:
-        return cur
-    whole = [r for r in cur if r.mention.start < first_part]
-    return whole if whole else cur
+    """"43.85万亿元，其中出口25.45万亿元，进口18.39万亿元", "$35,462 billion, of which debt held by
+    the public ≈ $28.3 trillion": values after 其中 / of which are parts of the value before them
+    in their sentence, and the whole is the answer — unless a part's own words say clearly more
+    of the question ("净利润3669.03亿元，其中归属于母公司股东的净利润3658.63亿元" for 归母净利润):
+    then that part is the answer and the whole is set aside."""
+    text = ctx.text
+    q_u = _units(ctx.question)
+    aside: set[int] = set()
+    for r in cur:
+        if not _OF_WHICH.search(text, max(0, r.mention.start - 40), r.mention.start):
+            continue
+        sentence = FN.sentence_start(text, r.mention.start)
+        wholes = [w for w in cur if w.mention.start < r.mention.start
+                  and FN.sentence_start(text, w.mention.start) == sentence
+                  and not _OF_WHICH.search(text, max(0, w.mention.start - 40), w.mention.start)]
+        if not wholes:
+            continue
+        asked = set(q_u)
+        part = set(_units(own_words(text, r.mention, ctx.mentions)))
+        whole = set().union(*(_units(own_words(text, w.mention, ctx.mentions)) for w in wholes))
+        part_asked, whole_asked = len((part - whole) & asked), len((whole - part) & asked)
+        if not part_asked:
+            aside.add(id(r))  # its own words add nothing the question asks: a part
+        elif part_asked > whole_asked:
+            aside.update(id(w) for w in wholes)  # the part is what is asked
+        elif part_asked >= 2:
+            ctx.protected.add(r.mention.start)  # neither clearly: no word rule may pick
+            ctx.protected.update(w.mention.start for w in wholes)
+    kept = [r for r in cur if id(r) not in aside]
+    return kept if kept else cur
 
 
 def _conclusion(ctx: Context, block: FN.Block, cur: list[Reading]) -> list[Reading]:
@@ -764,6 +861,17 @@ def clause_start(text: str, pos: int) -> int:
     return start
 
 
+def _bracketed(text: str, lo: int, pos: int) -> bool:
+    """`pos` is inside a bracket opened after `lo`."""
+    depth = 0
+    for c in text[lo:pos]:
+        if c in _OPEN:
+            depth += 1
+        elif c in _CLOSE and depth:
+            depth -= 1
+    return depth > 0
+
+
 def own_words(text: str, m: Mention, mentions: list[Mention]) -> str:
     """The words a value is said with: its clause, a parenthesis it is in but not one before
     it, cut at the values before and after it ("中国移动+3.1%，中国联通+4.6%" → "中国联通"; "up
@@ -773,6 +881,17 @@ def own_words(text: str, m: Mention, mentions: list[Mention]) -> str:
     start = clause_start(text, m.start)
     if start > 0 and text[start - 1] in _OPEN and not text[start:m.start].strip(" $¥€£"):
         start = clause_start(text, start - 1)  # "AAPL ($93.74B)": the words before the bracket
+    # a label before a colon that heads several values is all of theirs, none's own:
+    # "工商银行总资产：境内48.82万亿元，集团合计49.50万亿元"
+    line = text.rfind("\n", 0, m.start) + 1
+    colon = max(text.rfind("：", line, m.start), text.rfind(":", line, m.start))
+    if colon >= start and not any(c in text[line:colon] for c in ",，;；:：|{'\""):
+        stop = text.find("\n", colon)
+        stop = len(text) if stop < 0 else stop
+        if sum(1 for o in mentions if colon < o.start < stop
+               and not _bracketed(text, colon, o.start)
+               and not _OF_WHICH.search(text, max(colon, o.start - 40), o.start)) >= 2:
+            start = colon + 1
     end = _own_end(text, m, mentions)
     for o in mentions:
         if start < o.end <= m.start:
@@ -853,8 +972,8 @@ def _said_of_asked(ctx: Context, cur: list[Reading]) -> list[Reading]:
         # and b's own words name something that level does not: b is said of something else
         return ahead and bool(set(own[id(b)]) - set(own[id(a)]) - set(level))
 
-    return [r for r in cur if not any(o.verdict.outcome != r.verdict.outcome and beats(o, r)
-                                      for o in cur)]
+    return [r for r in cur if r.mention.start in ctx.protected or not any(
+        o.verdict.outcome != r.verdict.outcome and beats(o, r) for o in cur)]
 
 
 def _scaled_quantum(r: Reading) -> Decimal:

@@ -169,7 +169,7 @@ ALIASES: list[tuple[str, ...]] = [
     ("邮储银行", "中国邮政储蓄银行", "邮储", "psbc", "postal savings bank of china"),
     ("中国联通", "联通", "china unicom"), ("中国移动", "china mobile"),
     ("中国电信", "china telecom"), ("jpmorgan chase", "jpmorgan", "jpm", "摩根大通", "小摩"),
-    ("taiwan semiconductor manufacturing company", "taiwan semiconductor", "tsmc", "tsm", "台积电"),
+    ("taiwan semiconductor manufacturing company", "tsmc", "tsm", "台积电"),
     ("berkshire hathaway", "berkshire", "伯克希尔", "伯克希尔哈撒韦"),
 ]
 _ALIAS_INDEX: dict[str, tuple[str, ...]] = {}

@@ -184,25 +184,34 @@ _COURTESY = re.compile(r"(?:好的|当然|没问题|以下是.{0,20}|如需.{0,3
 
 
 _BOLD = re.compile(r"\*\*([^*\n]{1,60})\*\*")
-# "最低的是邮储银行", "增速最高的为中国联通", "the largest was JPMorgan Chase": the one the answer picks
-_SUPERLATIVE_ZH = re.compile(r"最[\u4e00-\u9fff]{1,6}的(?:是|为)\s*([\u4e00-\u9fff]{2,12})")
-_SUPERLATIVE_EN = re.compile(r"\b(?:the\s+)?(?:highest|largest|lowest|biggest|smallest|top|"
-                             r"greatest|fastest|best|worst)\b[^.。\n,;]{0,40}?\b(?:is|was)\s+"
-                             r"([A-Z][\w&.\-]*(?:\s+[A-Z0-9][\w&.\-]*){0,4})")
+# "最低的是邮储银行", "增速最高的为中国联通", "最低的银行是招商银行", "the largest was JPMorgan Chase":
+# the one the answer picks, by the superlative the question asks for
+_SUPERLATIVE_ZH = re.compile(r"(最[\u4e00-\u9fff])[\u4e00-\u9fff]{0,5}?的(?:[\u4e00-\u9fff]{1,4})?"
+                             r"(?:是|为)\s*([\u4e00-\u9fff]{2,12}\d{0,4})")
+_SUPERLATIVE_EN = re.compile(r"\b(?:the\s+)?(highest|largest|lowest|biggest|smallest|top|greatest|"
+                             r"fastest|best|worst)\b[^.。\n,;]{0,40}?\b(?:is|was)\s+"
+                             r"([A-Z][\w&.\-]*(?:\s+(?:of|and|&|[A-Z0-9][\w&.\-]*)){0,5})")
 
 
-def _superlative_names(text: str) -> list[str]:
-    """The names the answer's superlative statements pick, when they all pick one."""
+def _superlative_names(text: str, question: str) -> list[str]:
+    """The names the answer's superlative statements pick — only superlatives the question
+    itself uses ("最低" for 不良贷款率最低的是哪家; "largest") — when they all pick one."""
     found: list[str] = []
+    low_q = question.lower()
     for m in _SUPERLATIVE_ZH.finditer(text):
-        name = m.group(1)
+        if m.group(1) not in question:
+            continue  # "规模最大的是工商银行" beside a question about the lowest NPL ratio
+        name = m.group(2)
         cut = next((i for i, c in enumerate(name) if i >= 2 and c in _FUNCTION + "其而"), None)
         found.append(name[:cut] if cut else name)
-    found += [m.group(1) for m in _SUPERLATIVE_EN.finditer(text)]
+    found += [re.sub(r"\s+(?:of|and|&)$", "", m.group(2))
+              for m in _SUPERLATIVE_EN.finditer(text) if m.group(1).lower() in low_q]
     found = [f for f in found if name_like(f)]
     if not found or len({name_key(f) for f in found}) > 1:
         return []
     return found
+
+
 # what a correction says the answer is: "不对，…应该是农业银行", "actually, Greg Abel had …"
 _CORRECTED_TO = re.compile(r"(?:应该是|应为|应是|实为|实际上是|should be|is actually|actually,?\s+(?=[A-Z]))"
                            r"\s*([\u4e00-\u9fff]{2,12}|[A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,4})|"
@@ -226,7 +235,9 @@ def bind_name(p: KeyPoint, ctx: Context, passed_spans: list[tuple[int, int]],
         # marks another name as its answer
         return PointResult(p, UNSURE, f"named, but the answer emphasises «{emphasised[0].strip()}»")
 
-    if only_name and (chosen := _superlative_names(text)) and not any(
+    one_name = sum(1 for x in all_points if x.kind == "name") == 1
+    floor = min((b.start for b in ctx.blocks), default=0)  # after a self-correction
+    if one_name and (chosen := _superlative_names(text[floor:], ctx.question)) and not any(
             _names_it(c, p.name) for c in chosen):
         # "不良率最低的是邮储银行（0.90%），其次是招商银行": the answer's choice is another name
         return PointResult(p, FAIL, f"the answer's superlative names «{chosen[0]}», not {p.name}")

@@ -30,6 +30,8 @@ _ISO_DAY = re.compile(r"(?<!\d)(?:19|20)\d{2}[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)"
 _YEAR_END = re.compile(r"年末|年底|year[-\s]end|end\s+of\s+(?:the\s+)?(?:year|(?:19|20)\d{2})",
                        re.IGNORECASE)
 PART_OF_YEAR = re.compile(r"[一二三四1-4]季度|第[一二三四]季度|上半年|下半年|前三季度|半年度|季报|"
+                          r"半年报|中报|"
+                          r"(?<![a-z])(?:interim|half-year|half\s+year|quarterly)(?![a-z])|"
                           r"(?<![A-Za-z])[QH][1-4](?![0-9])|first\s+half|second\s+half|"
                           r"(?:first|second|third|fourth)\s+quarter|\d{1,2}\s*[-~至到]\s*\d{1,2}月",
                           re.IGNORECASE)

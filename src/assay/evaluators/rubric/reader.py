@@ -168,6 +168,9 @@ _PRIOR = re.compile(r"前一日|前一交易日|上一交易日|昨日|昨天|(?
                     r"(?:session|day|close)|yesterday|the\s+day\s+before", re.IGNORECASE)
 
 
+_DAY_BEFORE_FROM = re.compile(r"(?:昨日|昨天|yesterday)[^\d]{0,12}(?:由|从|from)", re.IGNORECASE)
+
+
 def _move_from(ctx: _Ctx, out: list[Bound]) -> list[Bound]:
     """"由前一日2.1503%下行1.08bp至2.1395%", "closed at $298.54, down from $305.69 the prior
     session": the value a move started from is the previous close when its words say the
@@ -189,7 +192,10 @@ def _move_from(ctx: _Ctx, out: list[Bound]) -> list[Bound]:
         if not (moved_to or said_from):
             continue
         clause = text[max(lo, b.mention.start - 24):end]
-        if _PRIOR.search(clause):
+        # "比亚迪昨日由前一日106.96元下跌至105.50元收盘": the move is yesterday's, so where it
+        # ended is yesterday's close, and where it started the day before's — not 昨收
+        subject_day = _DAY_BEFORE_FROM.search(text, max(0, b.mention.start - 40), b.mention.start)
+        if _PRIOR.search(clause) and not subject_day:
             out[k] = replace(b, field=F.PREV_CLOSE, via="the value a move started from, the "
                              "prior day's", why="")
         elif based:

@@ -23,7 +23,9 @@ MARKERS = re.compile(
     r"(?:an? )?(?:error|mistake)|i misread|i mis-?stated|sorry,? (?:that|the figure|i was wrong)|"
     r"that(?:'s| is| was) (?:wrong|incorrect|not right))|"
     r"更正|(?:修正|纠正)(?:一下)?[:：，,]|订正|不对[，,。:：]|等等[，,。]|等一下|重新核对|重新计算|重新检查|再核对|"
-    r"核对后|经核实|我算错|算错了|写错了|说错了|有误(?![差])|抱歉[，,]?(?:刚才|上面|前面|之前|这|那)",
+    r"核对后|经核实|我算错|算错了|写错了|说错了|有误(?![差])|抱歉[，,]?(?:刚才|上面|前面|之前|这|那)|"
+    # a question answered at once the other way: "最低的是招商银行？不，是邮储银行"
+    r"[？?]\s*(?:不[，,]\s*(?:是|应该是)|no[,.]\s+(?:it'?s|it\s+(?:is|was)))",
     re.IGNORECASE | re.MULTILINE)
 
 

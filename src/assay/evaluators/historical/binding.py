@@ -570,6 +570,9 @@ def _decide(p: KeyPoint, ctx: Context, block: FN.Block, rel: list[Reading],
         return done(FAIL, "the answer restates the value as a different amount "
                     f"(«{pair[0].mention.text}», i.e. «{pair[1].mention.text}»)")
     steps: list[tuple[str, str, Callable[[], list[Reading]]]] = [
+        # "…，以年报为准", "我们采用后者": the answer says itself which figure is final
+        ("not the figure the answer itself chooses (以…为准 / 采用后者)", "the figure the "
+         "answer chooses", lambda: _chosen(ctx, cur)),
         # a conversion into another currency beside the value in the reference's currency
         ("a conversion into another currency", "the value in the reference's currency",
          lambda: [r for r in cur if r.mention.q.currency in (None, p.qty.currency)]
@@ -719,6 +722,35 @@ def _vintage(ctx: Context, cur: list[Reading]) -> list[Reading]:
     return [r for r in cur
             if not other.search(text[clause_start(text, r.mention.start):r.mention.start] + " "
                                 + own_tail(text, r.mention, ctx.mentions))]
+
+
+_CHOICE = re.compile(r"以([\u4e00-\u9fff]{2,10}?)(?:口径|数据|数字|数值|披露)?为准")
+_LATTER = re.compile(r"(?:采用|以|取|选用)后者|(?<![a-z])(?:the\s+latter|use\s+the\s+second)(?![a-z])",
+                     re.IGNORECASE)
+_FORMER = re.compile(r"(?:采用|以|取|选用)前者|(?<![a-z])(?:the\s+former|use\s+the\s+first)(?![a-z])",
+                     re.IGNORECASE)
+
+
+def _chosen(ctx: Context, cur: list[Reading]) -> list[Reading]:
+    """"62.57亿元是快报口径；年报披露口径为58.30亿元，以年报为准", "6602.57亿元（非国际财务报告准则下为
+    6710.20亿元，我们采用后者）": the figure the answer itself declares final."""
+    text = ctx.text
+    ordered = sorted(cur, key=lambda r: r.mention.start)
+    if len(ordered) >= 2:
+        # right after the two figures it chooses between
+        after = text[ordered[-1].mention.end:ordered[-1].mention.end + 40]
+        if _LATTER.search(after):
+            return [ordered[-1]]
+        if _FORMER.search(after):
+            return [ordered[-2]]
+    choice = _CHOICE.search(text)
+    if choice is None:
+        return cur
+    key = choice.group(1)
+    said = [r for r in cur
+            if key in text[clause_start(text, r.mention.start):r.mention.start]
+            and not (choice.start() <= r.mention.start < choice.end())]
+    return said if said else cur
 
 
 _EARLIER = re.compile(r"上周|上月|上年|去年|前一[日周月年季]|上一[交易日周月年季]|此前|(?<![a-z])(?:prior|"

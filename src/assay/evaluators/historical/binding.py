@@ -598,8 +598,9 @@ def _decide(p: KeyPoint, ctx: Context, block: FN.Block, rel: list[Reading],
          "release the question asks about", lambda: _vintage(ctx, cur)),
         ("a part of the total stated beside it", "the total, with its parts set aside",
          lambda: _without_parts(cur)),
-        ("a part of the value stated before it (其中 / of which)", "the whole, with its "
-         "parts set aside", lambda: _not_of_which(ctx, cur)),
+        ("a part or its whole (其中 / of which), the one the question does not ask",
+         "of a whole and its parts (其中), the one the question asks", lambda: _not_of_which(
+             ctx, cur)),
         ("outside the conclusion sentence", "the conclusion sentence",
          lambda: _conclusion(ctx, block, cur)),
         ("a forecast or an expectation, not the figure itself", "the figure itself, with "

@@ -21,6 +21,7 @@ BOUNDS = {
     ("t1_C", "t1", "benchmark", "label"): (0, 0), ("t1_D", "t1", "benchmark", "label"): (1, 0),
     ("t1_E", "t1", "benchmark", "label"): (0, 0), ("t1_F", "t1", "benchmark", "label"): (0, 0),
     ("t1_G", "t1", "benchmark", "label"): (0, 0), ("t1_H", "t1", "benchmark", "label"): (2, 0),
+    ("t1_I", "t1", "benchmark", "label"): (0, 0), ("t23_I", "t23", "benchmark", "label"): (0, 1),
     ("t23_A", "t23", "benchmark", "label"): (0, 2), ("t23_B", "t23", "benchmark", "label"): (0, 6),
     ("t23_C", "t23", "benchmark", "label"): (0, 2), ("t23_D", "t23", "benchmark", "label"): (0, 2),
     ("t23_E", "t23", "benchmark", "label"): (0, 5), ("t23_F", "t23", "benchmark", "label"): (0, 2),
@@ -33,6 +34,7 @@ BOUNDS = {
     ("t23_F", "t23", "strict", "label_strict"): (0, 1),
     ("t23_G", "t23", "strict", "label_strict"): (0, 1),
     ("t23_H", "t23", "strict", "label_strict"): (0, 2),
+    ("t23_I", "t23", "strict", "label_strict"): (0, 1),
 }
 
 
@@ -72,7 +74,7 @@ def test_fresh_set(name: str, items: str, rounding: str, key: str) -> None:
 
 
 def test_every_fresh_label_was_confirmed_by_a_second_blind_labeller() -> None:
-    for name in (*(f"t1_{s}" for s in "ABCDEFGH"), *(f"t23_{s}" for s in "ABCDEFGH")):
+    for name in (*(f"t1_{s}" for s in "ABCDEFGHI"), *(f"t23_{s}" for s in "ABCDEFGHI")):
         written = {r["id"]: r for r in _load(CORPORA / "fresh" / f"{name}.jsonl")}
         blind = {r["id"]: r for r in _load(CORPORA / "fresh" / f"{name}_blind_labels.jsonl")}
         assert written.keys() == blind.keys(), name

@@ -19,8 +19,8 @@ from assay.core.types import Answer, Item, ScoreStatus
 from assay.evaluators.finance import FinanceRubricEvaluator
 
 CORPORA = Path(__file__).resolve().parents[2] / "data" / "rubric_corpus"
-T1_FILES = ("t1/cases.jsonl", "t1/heldout.jsonl", *(f"fresh/t1_{s}.jsonl" for s in "ABCDEFGH"))
-T23_FILES = ("t23/cases.jsonl", *(f"fresh/t23_{s}.jsonl" for s in "ABCDEFGH"))
+T1_FILES = ("t1/cases.jsonl", "t1/heldout.jsonl", *(f"fresh/t1_{s}.jsonl" for s in "ABCDEFGHI"))
+T23_FILES = ("t23/cases.jsonl", *(f"fresh/t23_{s}.jsonl" for s in "ABCDEFGHI"))
 
 _FW_DIGITS = str.maketrans("0123456789", "０１２３４５６７８９")
 _FW_PUNCT = str.maketrans({":": "：", ";": "；", "(": "（", ")": "）"})

@@ -12,7 +12,7 @@ REASONS_KEPT = 10
 @dataclass
 class Counters:
     requests: int = 0  # OTLP export requests received
-    bad_requests: int = 0  # answered 400 (not OTLP)
+    bad_requests: int = 0  # refused: 400 (not OTLP), 401 (no token), 413 (too large), 415
     spans: int = 0
     traces: int = 0  # complete traces the assembler handed on
     filtered_out: int = 0  # not matching the spec's filter

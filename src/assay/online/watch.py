@@ -15,7 +15,6 @@ same online run under its lease (store/lease.py): one watcher per run."""
 from __future__ import annotations
 
 import asyncio
-import gzip
 import hashlib
 import random
 import re
@@ -49,6 +48,7 @@ from assay.truth.capture import Capture, TruthConfig
 from . import instruments
 from .assemble import Assembler
 from .counters import Counters
+from .inflate import MAGIC, NotGzip, TooLarge, inflate
 from .items import agent_row, item_fields, matches, sampled
 from .otlp_in import SpanIn, decode
 from .reading import read_trace
@@ -258,7 +258,8 @@ class _Service:
     async def start(self) -> int:
         app = web.Application(client_max_size=MAX_BODY)
         app.router.add_post("/v1/traces", self.receive)
-        self.runner = web.AppRunner(app, access_log=None)
+        # aiohttp's own inflation is off: every gzip body takes the one capped path (inflate.py)
+        self.runner = web.AppRunner(app, access_log=None, auto_decompress=False)
         await self.runner.setup()
         site = web.TCPSite(self.runner, self.spec.host, self.spec.port)
         try:
@@ -293,25 +294,39 @@ class _Service:
 
     async def receive(self, request: web.Request) -> web.Response:
         self.counters.requests += 1
-        body = await request.read()
-        if body[:2] == b"\x1f\x8b":  # gzip (OTEL_EXPORTER_OTLP_COMPRESSION=gzip)
+        try:
+            body = await request.read()  # at most MAX_BODY bytes as sent (else 413)
+        except web.HTTPRequestEntityTooLarge:
+            return self._bad(413, f"body larger than {MAX_BODY:,} bytes")
+        encoding = request.headers.get("Content-Encoding", "identity").strip().lower()
+        if encoding not in ("gzip", "identity", ""):
+            return self._bad(415, f"unsupported Content-Encoding '{encoding[:40]}' (OTLP/HTTP "
+                                  "sends gzip or none)")
+        # gzip by its header (OTEL_EXPORTER_OTLP_COMPRESSION=gzip) or by its magic alone: both
+        # inflated with the same cap as a plain body, off the event loop (inflate.py)
+        if encoding == "gzip" or body[:2] == MAGIC:
             try:
-                body = gzip.decompress(body)
-            except (OSError, EOFError):
-                self.counters.bad_requests += 1
-                return web.Response(status=400, text="body is not valid gzip")
+                body = await inflate(body, MAX_BODY)
+            except TooLarge as exc:
+                return self._bad(413, str(exc))
+            except NotGzip as exc:
+                return self._bad(400, str(exc))
         ctype = request.headers.get("Content-Type", "application/x-protobuf")
         try:
             spans = decode(body, ctype)
         except DataError as exc:
-            self.counters.bad_requests += 1
-            return web.Response(status=400, text=str(exc))
+            return self._bad(400, str(exc))
         self.counters.spans += len(spans)
         self.assembler.add(spans, time.monotonic())
         if ctype.startswith("application/json"):
             return web.Response(body=b"{}", content_type="application/json")
         return web.Response(body=ExportTraceServiceResponse().SerializeToString(),
                             content_type="application/x-protobuf")
+
+    def _bad(self, status: int, message: str) -> web.Response:
+        """A request refused: answered with its status and counted, whatever the status."""
+        self.counters.bad_requests += 1
+        return web.Response(status=status, text=message)
 
     async def _sweep(self) -> None:
         try:

@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy import Engine, Integer, and_, case, cast, func, insert, select
 
-from .repo import now
+from .repo import now, written_safely
 from .schema import answers, datasets, items, results, runs
 
 BUCKETS = {"minute": 60, "hour": 3600}
@@ -32,9 +32,12 @@ def create_dataset(engine: Engine, run_id: str, name: str, path: str) -> str:
 
 def write_items(engine: Engine, rows: list[dict[str, Any]]) -> None:
     """Items of traces just read, in one transaction (they precede their samples' rows)."""
-    if rows:
+    def write(batch: list[dict[str, Any]]) -> None:
         with engine.begin() as conn:
-            conn.execute(insert(items), rows)
+            conn.execute(insert(items), batch)
+
+    if rows:  # text the trace boundary missed is replaced, not a watch stopped (repo.py)
+        written_safely(write, rows)
 
 
 def recent_item_ids(engine: Engine, run_id: str, limit: int) -> list[str]:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.core.errors import ConfigError
+from assay.core.text import safe_text, safe_value
 from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
 
 from ..base import CodeEvaluator
@@ -138,17 +139,20 @@ class PythonEvaluator(CodeEvaluator):
 
     def _raised(self, exc: Exception) -> Score:
         line = _line_in(exc, self.path)
-        return Score.error(f"{self.function} raised {type(exc).__name__}: {exc}{line}",
+        message = safe_text(str(exc))[0]  # user text: made safe as every source's is
+        return Score.error(f"{self.function} raised {type(exc).__name__}: {message}{line}",
                            self.name, self.version,
-                           evidence={"exception": type(exc).__name__, "message": str(exc),
+                           evidence={"exception": type(exc).__name__, "message": message,
                                      "file": str(self.path), "function": self.function})
 
     def _score(self, result: Any) -> Score:
         if type(result).__module__ == "numpy" and hasattr(result, "item"):
             result = result.item()  # np.bool_, np.float64 …: the Python value they hold
-        if isinstance(result, Score):  # theirs, under this evaluator's name and version
-            return Score(result.value, result.status, result.reason, self.name, self.version,
-                         result.full_score, result.evidence, result.steps)
+        if isinstance(result, Score):  # theirs, under this evaluator's name and version; its
+            # text made safe as every other source's is (core/text.py)
+            return Score(result.value, result.status, safe_text(str(result.reason))[0],
+                         self.name, self.version, result.full_score,
+                         safe_value(result.evidence)[0], result.steps)
         if isinstance(result, bool):
             return Score(1.0 if result else 0.0, ScoreStatus.SCORED,
                          f"{self.function} returned {result}", self.name, self.version,

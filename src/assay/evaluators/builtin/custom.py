@@ -1,13 +1,14 @@
 """`python`: a check of one's own, a function in a Python file —
 `evaluators: [{python: checks.py:price_ok, args: {tolerance: 0.01}}]` or
 `-e python:checks.py:price_ok` — called as `price_ok(item: dict, answer: str, **args)`, sync or
-async, returning a bool, a number or a `Score`.
+async, returning a bool, a number or a `Score`. A sync function runs in a daemon thread of its own
+(core/calls.py), as a Python target does, so the run's `timeout_s` can end a check that hangs.
 
 Its version is the hash of the file's source, recorded with every score and in the run's
 manifest, so `assay replay` (which rebuilds it from the build record: path, function, args)
-says when the code changed. An exception inside the function is that item's `error` status
-with the message; a mistake in wiring it up (no file, no function, a syntax error, a return of
-the wrong type) is a one-line ConfigError naming the file and the function."""
+says when the code changed. An exception inside the function — `sys.exit()` too — is that
+item's `error` status with the message; a mistake in wiring it up (no file, no function, a
+syntax error, a return of the wrong type) is a one-line ConfigError naming the file and the function."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from assay.core.calls import FAILURES, UserExit, in_daemon_thread
 from assay.core.errors import ConfigError
 from assay.core.text import safe_text, safe_value
 from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
@@ -123,21 +125,25 @@ class PythonEvaluator(CodeEvaluator):
             raise ConfigError(f"{self.where} is async: await evaluate(), not check()")
         try:
             result = self.fn(dict(item.fields), answer.text or "", **self.args)
-        except Exception as exc:
+        except FAILURES as exc:  # sys.exit() too; a KeyboardInterrupt may be a real Ctrl-C
             return self._raised(exc)
         return self._score(result)
 
     async def evaluate(self, item: Item, answer: Answer,
                        truth: TruthSnapshot | None = None) -> Score:
-        if not self.is_async:
-            return self.check(item, answer, truth)
         try:
-            result = await self.fn(dict(item.fields), answer.text or "", **self.args)
-        except Exception as exc:
+            if self.is_async:
+                result = await self.fn(dict(item.fields), answer.text or "", **self.args)
+            else:
+                result = await in_daemon_thread(self.fn, dict(item.fields), answer.text or "",
+                                                **self.args)
+        except FAILURES as exc:
             return self._raised(exc)
         return self._score(result)
 
-    def _raised(self, exc: Exception) -> Score:
+    def _raised(self, exc: BaseException) -> Score:
+        if isinstance(exc, UserExit):  # raised in its thread: said as what it was
+            exc = exc.original
         line = _line_in(exc, self.path)
         message = safe_text(str(exc))[0]  # user text: made safe as every source's is
         return Score.error(f"{self.function} raised {type(exc).__name__}: {message}{line}",

@@ -1,0 +1,99 @@
+"""User code that tries to take the run down with it (issue 27), through the real entry point:
+`sys.exit()` in a Python target or check is that item's error and the run finishes (it used to
+end `assay run` with exit 0, nothing stored, the run left `running`); `timeout_s` ends a check
+that hangs, sync or async, as it ends a target."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_hardening_run import db_rows, run, write_items
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Path:
+    write_items(tmp_path)
+    (tmp_path / "agents.py").write_text(
+        "import sys\n\n"
+        "def answer(item):\n"
+        "    if item['id'] == 'a1':\n"
+        "        sys.exit(0)\n"
+        "    if item['id'] == 'a2':\n"
+        "        raise KeyboardInterrupt  # its own, in its thread: not the user's Ctrl-C\n"
+        "    return '最新价1455.00元'\n\n"
+        "async def answer_async(item):\n"
+        "    if item['id'] == 'a3':\n"
+        "        sys.exit(3)\n"
+        "    return '最新价1455.00元'\n\n"
+        "def fine(item):\n"
+        "    return '最新价1455.00元'\n", "utf-8")
+    (tmp_path / "checks.py").write_text(
+        "import asyncio, sys, time\n\n"
+        "def exits(item, answer):\n"
+        "    if item['id'] == 'a0':\n"
+        "        sys.exit(0)\n"
+        "    return True\n\n"
+        "def hangs(item, answer):\n"
+        "    if item['id'] == 'a1':\n"
+        "        time.sleep(3600)\n"
+        "    return True\n\n"
+        "async def hangs_async(item, answer):\n"
+        "    if item['id'] == 'a2':\n"
+        "        await asyncio.sleep(3600)\n"
+        "    return True\n", "utf-8")
+    return tmp_path
+
+
+def spec(project: Path, function: str, evaluators: str, extra: str = "") -> str:
+    (project / "s.yaml").write_text(
+        "dataset: {path: items.jsonl, id_field: id}\n"
+        f"targets: [{{name: fn, type: python, function: \"agents:{function}\"}}]\n"
+        f"evaluators: {evaluators}\n{extra}", "utf-8")
+    return "s.yaml"
+
+
+def test_sys_exit_in_a_target_is_that_items_error(project: Path) -> None:
+    r = run("run", spec(project, "answer", "[finance-rubric]"), cwd=project, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert dict(db_rows(project, "SELECT item_id, error FROM answers")) == {
+        "a0": None, "a1": "called sys.exit(0)", "a2": "KeyboardInterrupt", "a3": None}
+    assert db_rows(project, "SELECT status FROM runs") == [("finished",)]
+    assert len(db_rows(project, "SELECT * FROM results")) == 4
+
+
+def test_sys_exit_in_an_async_target_is_that_items_error(project: Path) -> None:
+    r = run("run", spec(project, "answer_async", "[finance-rubric]"), cwd=project, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert dict(db_rows(project, "SELECT item_id, error FROM answers"))["a3"] == \
+        "called sys.exit(3)"
+    assert db_rows(project, "SELECT status FROM runs") == [("finished",)]
+
+
+def test_sys_exit_in_a_check_is_that_items_error(project: Path) -> None:
+    r = run("run", spec(project, "answer_async", '[{python: "checks.py:exits"}]'),
+            cwd=project, timeout=60)
+    assert r.returncode == 0, r.stderr
+    got = dict(db_rows(project, "SELECT item_id, reason FROM results"))
+    assert got["a0"] == "exits raised SystemExit: 0 (line 5)"
+    assert got["a1"] == "exits returned True"
+    assert db_rows(project, "SELECT status FROM runs") == [("finished",)]
+
+
+def test_timeout_s_ends_a_check_that_hangs_sync_or_async(project: Path) -> None:
+    started = time.monotonic()
+    r = run("run", spec(project, "fine", '[{python: "checks.py:hangs"}, '
+                                         '{python: "checks.py:hangs_async"}]',
+                        "timeout_s: 1\n"), cwd=project, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert time.monotonic() - started < 30  # not 3600 s, and the process did not linger
+    got = {(i, e): reason for i, e, reason in
+           db_rows(project, "SELECT item_id, evaluator, reason FROM results")}
+    assert got == {
+        **{(f"a{i}", "hangs"): "hangs returned True" for i in (0, 2, 3)},
+        **{(f"a{i}", "hangs_async"): "hangs_async returned True" for i in (0, 1, 3)},
+        ("a1", "hangs"): "evaluator timeout after 1 s",
+        ("a2", "hangs_async"): "evaluator timeout after 1 s"}
+    assert db_rows(project, "SELECT status FROM runs") == [("finished",)]

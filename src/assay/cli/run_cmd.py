@@ -20,7 +20,7 @@ from assay.store.db import Engine, open_engine, redact, resolve_url
 
 from .ci_cmd import finish_run
 from .costs_view import budget_stop_line, print_costs
-from .score_cmd import CiOutputs, _print_summary
+from .score_cmd import CiOutputs, _print_summary, check_limits
 
 
 def run_spec(*, spec: Path | None, resume: str | None, limit: int | None,
@@ -30,8 +30,7 @@ def run_spec(*, spec: Path | None, resume: str | None, limit: int | None,
              max_cost: float | None = None) -> int:
     if concurrency is not None and concurrency < 1:
         raise ConfigError("--concurrency must be at least 1")
-    if max_cost is not None and max_cost <= 0:
-        raise ConfigError("--max-cost must be more than 0 (US dollars)")
+    check_limits(max_cost, ci)
     if limit is not None and limit < 1:
         raise ConfigError("--limit must be at least 1")
     engine = open_engine(db)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.core.errors import ConfigError
+from assay.core.numbers import number_problem
 from assay.core.yamltext import KeyLines, read_text, yaml_mapping
 from assay.runner.spec import truth_settings
 
@@ -29,6 +30,8 @@ KEYS = {"name", "source", "sample", "seed", "filter", "evaluators", "ground_trut
         "rubric", "quiet_s", "orphan_s", "queue", "concurrency", "judge_model", "jury",
         "description", "tags"}
 RUBRIC_KEYS = {"required", "precision"}
+DAY_S = 86_400.0  # a trace waits at most this long to complete
+MAX_QUEUE = 1_000_000  # traces waiting at most; 10 × it may wait to complete (assemble.py)
 # the issue's short names for the two rules without a number, in the rubric's own wording;
 # anything else is used as written ("允许误差范围绝对值0.5", "Only rounding errors are allowed")
 PRECISION_WORDS = {"rounding": "仅允许四舍五入误差", "range": "答案落在最高价最低价区间"}
@@ -116,12 +119,13 @@ def parse_watch_spec(data: dict[str, Any], path: Path, text: str | None = None) 
         if bad:
             raise fail("unknown key (known: precision, required)", "rubric", bad[0])
     numbers = {}
-    for key, default, low in (("quiet_s", 2.0, 0.0), ("orphan_s", 30.0, 0.0),
-                              ("queue", 1000, 1)):
+    for key, default, bounds in (("quiet_s", 2.0, {"high": DAY_S}),
+                                 ("orphan_s", 30.0, {"high": DAY_S}),
+                                 ("queue", 1000, {"low": 1, "high": MAX_QUEUE, "whole": True})):
         v = data.get(key, default)
-        if isinstance(v, bool) or not isinstance(v, int | float) or v < low or (
-                key == "queue" and not isinstance(v, int)):
-            raise fail(f"must be a {'whole ' if key == 'queue' else ''}number ≥ {low:g}", key)
+        problem = number_problem(v, **bounds)
+        if problem:
+            raise fail(problem, key)
         numbers[key] = v
     conc = data.get("concurrency", "auto")
     if conc != "auto" and (isinstance(conc, bool) or not isinstance(conc, int) or conc < 1):

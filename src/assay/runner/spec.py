@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.core.errors import ConfigError
+from assay.core.numbers import number_problem
 from assay.core.yamltext import KeyLines, read_text, yaml_mapping
 from assay.targets.registry import TARGETS
 from assay.targets.spec import TARGET_KEYS, TargetSpec, required_options
@@ -228,8 +229,8 @@ def parse_spec(data: dict[str, Any], path: Path, lines: KeyLines | None = None) 
 
     mode, truth = truth_settings(data, path.parent, fail)
     timeout = data.get("timeout_s")
-    if timeout is not None and (not isinstance(timeout, int | float) or timeout <= 0):
-        raise fail("must be a positive number of seconds", "timeout_s")
+    if timeout is not None and number_problem(timeout, above=True):
+        raise fail(f"{number_problem(timeout, above=True)} (seconds)", "timeout_s")
     tags = data.get("tags") or []
     if not isinstance(tags, list):
         raise fail("must be a list", "tags")
@@ -244,8 +245,9 @@ def parse_spec(data: dict[str, Any], path: Path, lines: KeyLines | None = None) 
         usd = budget.get("usd") if isinstance(budget, dict) else None
         if not isinstance(budget, dict) or set(budget) != {"usd"}:
             raise fail("must be a mapping {usd: AMOUNT}", "budget")
-        if not isinstance(usd, int | float) or isinstance(usd, bool) or usd <= 0:
-            raise fail("must be a positive amount of US dollars", "budget", "usd")
+        problem = number_problem(usd, above=True)
+        if problem:
+            raise fail(f"{problem} (US dollars)", "budget", "usd")
     return ExperimentSpec(
         path=path, name=str(data.get("name") or path.stem), dataset=dataset, targets=targets,
         evaluators=evaluators,

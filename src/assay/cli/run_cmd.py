@@ -11,12 +11,13 @@ from rich.live import Live
 from rich.text import Text
 
 from assay.core.errors import ConfigError
+from assay.core.outputs import refuse_inputs
 from assay.runner.execute import RunResult, run_experiment
 from assay.runner.overrides import Overrides
 from assay.runner.pipeline import Progress
 from assay.runner.spec import ExperimentSpec, load_spec
 from assay.store import lease, repo
-from assay.store.db import Engine, open_engine, redact, resolve_url
+from assay.store.db import Engine, open_engine, redact, resolve_url, store_file
 
 from .ci_cmd import finish_run
 from .costs_view import budget_stop_line, print_costs
@@ -38,6 +39,11 @@ def run_spec(*, spec: Path | None, resume: str | None, limit: int | None,
         raise ConfigError("--resume continues a run as it was started: it takes no --limit, "
                           "--concurrency, --target, --evaluator or --executor")
     loaded = load_spec(spec) if spec is not None else None
+    if ci is not None:  # before anything runs: a CI file never overwrites what the run reads
+        refuse_inputs(ci.junit, "--junit", {
+            "the spec": spec, "the store": store_file(db),
+            "the dataset": loaded.dataset.path if loaded and loaded.dataset.name is None
+            else None})
     overrides = Overrides(limit, concurrency, targets, evaluators, executor=executor,
                           max_cost=max_cost if resume is None else None)
     return _execute(engine, loaded, overrides, resume, use_cache, models_file, db, quiet, ci,

@@ -14,12 +14,13 @@ from rich.table import Table
 
 from assay.core.errors import ConfigError
 from assay.core.numbers import checked
+from assay.core.outputs import refuse_inputs
 from assay.core.tally import Summary, Tally
 from assay.datasets.loader import parse_field_map
 from assay.runner.evaluator_entries import cli_entries
 from assay.runner.pipeline import Progress
 from assay.runner.score import score, score_spec
-from assay.store.db import open_engine, redact, resolve_url
+from assay.store.db import open_engine, redact, resolve_url, store_file
 
 from .ci_cmd import finish_run
 
@@ -60,6 +61,10 @@ def run_score(*, dataset: Path | None, responses: Path | None, evaluators: list[
     if not console.is_terminal:
         console = Console(stderr=False, width=160)
     check_limits(max_cost, ci, fail_under)
+    inputs = {"the dataset": dataset, "the recorded answers (--responses)": responses,
+              "the store": store_file(db)}
+    refuse_inputs(out, "--out", inputs)
+    refuse_inputs(ci.junit if ci else None, "--junit", {**inputs, "--out": out})
     spec = None
     if resume is None:
         if dataset is None:

@@ -1,0 +1,108 @@
+"""Outputs never destroy inputs (issue 27): `--out`, `export -o`, `report -o` and `--junit` naming
+the dataset, the recorded answers or the SQLite store are refused in one line (exit 2) with the
+input untouched; outputs are written to a temporary file and renamed."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_hardening_numbers import cli
+from tests.conftest import SAMPLE
+
+Cap = pytest.CaptureFixture[str]
+MP = pytest.MonkeyPatch
+
+
+@pytest.fixture()
+def here(tmp_path: Path, monkeypatch: MP) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ASSAY_DB", raising=False)
+    shutil.copy(SAMPLE, tmp_path / "d.json")
+    return tmp_path
+
+
+def scored(capsys: Cap, monkeypatch: MP, *args: str) -> str:
+    """A score run of d.json in the default store; its run id."""
+    code, err = cli(capsys, monkeypatch, "score", "d.json", "--quiet", *args)
+    assert code == 0, err
+    with sqlite3.connect(Path.cwd() / ".assay" / "assay.db") as db:
+        return str(db.execute("SELECT id FROM runs ORDER BY created_at DESC").fetchone()[0])
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--out", "d.json"], "error: --out d.json is the dataset: writing it would destroy it; "
+                          "write the output to another file"),
+    (["--out", "sub/../d.json"], "error: --out sub/../d.json is the dataset: writing it would "
+                                 "destroy it; write the output to another file"),
+    (["--out", "link.json"], "error: --out link.json is the dataset: writing it would destroy "
+                             "it; write the output to another file"),
+    (["--junit", ".assay/assay.db"], "error: --junit .assay/assay.db is the store: writing it "
+                                     "would destroy it; write the output to another file"),
+    (["--out", "r.jsonl", "--junit", "r.jsonl"], "error: --junit r.jsonl is --out: writing it "
+                                                 "would destroy it; write the output to another "
+                                                 "file"),
+])
+def test_score_refuses_an_output_that_is_an_input(here: Path, args: list[str], message: str,
+                                                  capsys: Cap, monkeypatch: MP) -> None:
+    (here / "sub").mkdir()
+    (here / "link.json").symlink_to(here / "d.json")
+    scored(capsys, monkeypatch)  # the store exists
+    store = (here / ".assay" / "assay.db").read_bytes()
+    code, err = cli(capsys, monkeypatch, "score", "d.json", "--quiet", *args)
+    assert (code, err) == (2, message)
+    assert (here / "d.json").read_bytes() == SAMPLE.read_bytes()
+    assert (here / ".assay" / "assay.db").read_bytes() == store
+    assert not (here / "r.jsonl").exists()
+
+
+def test_score_refuses_out_on_its_recorded_answers(here: Path, capsys: Cap,
+                                                   monkeypatch: MP) -> None:
+    (here / "answers.jsonl").write_text("", "utf-8")
+    code, err = cli(capsys, monkeypatch, "score", "d.json", "--responses", "answers.jsonl",
+                    "--out", "answers.jsonl")
+    assert code == 2 and err.startswith("error: --out answers.jsonl is the recorded answers")
+
+
+def test_export_report_and_compare_refuse_the_store(here: Path, capsys: Cap,
+                                                    monkeypatch: MP) -> None:
+    run = scored(capsys, monkeypatch)
+    store = (here / ".assay" / "assay.db").read_bytes()
+    for args in (["export", run, "--format", "csv", "-o", ".assay/assay.db"],
+                 ["report", run, "-o", ".assay/assay.db"],
+                 ["compare", run, run, "--junit", ".assay/assay.db"]):
+        code, err = cli(capsys, monkeypatch, *args)
+        option = "--junit" if args[0] == "compare" else "--out"
+        assert (code, err) == (2, f"error: {option} .assay/assay.db is the store: writing it "
+                                  "would destroy it; write the output to another file"), args
+    assert (here / ".assay" / "assay.db").read_bytes() == store
+
+
+def test_run_refuses_junit_on_its_dataset(here: Path, capsys: Cap, monkeypatch: MP) -> None:
+    (here / "s.yaml").write_text("dataset: d.json\ntargets: [{name: r, type: recorded}]\n"
+                                 "evaluators: [finance-rubric]\n", "utf-8")
+    code, err = cli(capsys, monkeypatch, "run", "s.yaml", "--junit", "d.json")
+    assert (code, err[:40]) == (2, "error: --junit d.json is the dataset: wr")
+    assert (here / "d.json").read_bytes() == SAMPLE.read_bytes()
+
+
+def test_outputs_are_renamed_into_place_and_a_failed_run_keeps_the_old_file(
+        here: Path, capsys: Cap, monkeypatch: MP) -> None:
+    (here / "r.jsonl").write_text("keep me\n", "utf-8")
+    code, err = cli(capsys, monkeypatch, "score", "d.json", "--quiet", "-e", "no-such-check",
+                    "--out", "r.jsonl")
+    assert code == 2 and "no-such-check" in err
+    assert (here / "r.jsonl").read_text("utf-8") == "keep me\n"
+    run = scored(capsys, monkeypatch, "--out", "r.jsonl", "--junit", "j.xml")
+    lines = (here / "r.jsonl").read_text("utf-8").splitlines()
+    assert len(lines) == len(json.loads(SAMPLE.read_text("utf-8")))
+    assert json.loads(lines[0])["evaluator"] == "finance-rubric"
+    assert (here / "j.xml").read_text("utf-8").startswith("<?xml")
+    code, _ = cli(capsys, monkeypatch, "export", run, "--format", "csv", "-o", "e.csv")
+    assert code == 0 and (here / "e.csv").stat().st_size > 0
+    assert not [p for p in os.listdir(here) if ".tmp" in p]  # no temporary file left behind

@@ -5,14 +5,17 @@ request, with the receiver still taking traces after it."""
 from __future__ import annotations
 
 import gzip
+import json
 import tracemalloc
 import zlib
 from pathlib import Path
 
 import pytest
 
+from assay.core.errors import ConfigError
 from assay.online import watch as watch_module
 from assay.online.inflate import NotGzip, TooLarge, inflate_capped
+from assay.store import repo
 from tests.online.otlp_send import agent_trace, post, request, send
 from tests.online.watching import Watching
 
@@ -92,3 +95,31 @@ def test_bombs_and_oversized_bodies_are_413_and_counted(tmp_path: Path, db_url: 
     w.wait_evaluated(2)
     c = w.stop().counters
     assert (c.requests, c.bad_requests, c.evaluated) == (7, 5, 2)
+
+
+def test_a_token_guards_the_receiver(tmp_path: Path, db_url: str) -> None:
+    w = Watching(db_url, write_spec(tmp_path), token="s3cret-token").start()
+    body = request(agent_trace("贵州茅台最新价?", "1455.00元")).SerializeToString()
+    status, text = post(w.endpoint, body)
+    assert (status, text) == (401, b"a token is required (ASSAY_WATCH_TOKEN): send "
+                                   b"Authorization: Bearer TOKEN (OTEL_EXPORTER_OTLP_HEADERS)")
+    assert post(w.endpoint, body, Authorization="Bearer wrong")[0] == 401
+    assert post(w.endpoint, body, Authorization="Bearer s3cret-token")[0] == 200
+    w.wait_evaluated(1)
+    c = w.stop().counters
+    assert (c.requests, c.bad_requests, c.evaluated, c.spans) == (3, 2, 1, 2)
+    manifest = repo.get_run(w.engine, w.run_id)["manifest"]  # type: ignore[index]
+    assert "s3cret-token" not in json.dumps(manifest)
+
+
+def test_an_open_bind_needs_a_token(tmp_path: Path, db_url: str) -> None:
+    spec = tmp_path / "open.yaml"
+    spec.write_text('name: open\nsource: {otlp: "0.0.0.0:0"}\n' + RUBRIC, "utf-8")
+    with pytest.raises(ConfigError) as err:
+        Watching(db_url, spec).start()
+    assert str(err.value) == (f"{spec}: source.otlp: listening on 0.0.0.0 makes the OTLP "
+                              "receiver reachable from other machines: set ASSAY_WATCH_TOKEN "
+                              "to a secret first")
+    w = Watching(db_url, spec, token="s3cret-token").start()  # with one, it listens
+    assert w.port > 0
+    w.stop()

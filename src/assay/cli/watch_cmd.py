@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from pathlib import Path
 
@@ -18,17 +19,21 @@ def run_watch(spec_path: Path, *, db: str | None, models_file: Path | None,
     except ImportError as exc:  # the OTLP decoding and conventions packages are an extra
         raise ConfigError(f"assay watch needs the 'online' extra ({exc.name} is missing): "
                           "pip install 'assay-eval[online]'") from None
+    from assay.online.watch import TOKEN_VARIABLE
+
     spec = load_watch_spec(spec_path)
+    token = os.environ.get(TOKEN_VARIABLE) or None  # never stored: only its variable is named
     engine = open_engine(db)
 
     def ready(run_id: str, port: int, resumed: bool) -> None:
         what = "resumed" if resumed else "started"
         # one plain line, flushed: scripts read the port from it (source.otlp may say port 0)
         print(f"online run {run_id} {what}: OTLP/HTTP on http://{spec.host}:{port}/v1/traces "
-              "(Ctrl-C stops)", file=sys.stderr, flush=True)
+              + (" (token required)" if token else "") + " (Ctrl-C stops)", file=sys.stderr,
+              flush=True)
 
     result = asyncio.run(watch(engine, spec, models_file=models_file, use_cache=use_cache,
-                               on_ready=ready))
+                               on_ready=ready, token=token))
     c = result.counters
     print(f"stopped: {c.evaluated} evaluated, {c.unknown} unknown shape, {c.filtered_out} "
           f"filtered out, {c.sampled_out} sampled out, {c.dropped} dropped (backpressure), "

@@ -32,6 +32,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 
+from assay.core.access import bearer, open_bind_refusal, token_matches
 from assay.core.errors import AssayError, ConfigError, DataError
 from assay.core.registry import built_from
 from assay.core.types import Answer, Item
@@ -55,6 +56,7 @@ from .reading import read_trace
 from .spec import WatchSpec
 
 TARGET = "agent"
+TOKEN_VARIABLE = "ASSAY_WATCH_TOKEN"
 MAX_BODY = 32 * 1024 * 1024
 SAVE_EVERY_S = 1.0
 REMEMBER = 20_000  # trace ids kept in memory against resends; older ones are looked up
@@ -115,9 +117,15 @@ class OnlineCommit(BatchCommit):
 
 async def watch(engine: Engine, spec: WatchSpec, *, models_file: Path | None = None,
                 use_cache: bool = True, stop: asyncio.Event | None = None,
-                on_ready: Callable[[str, int, bool], None] | None = None) -> WatchResult:
+                on_ready: Callable[[str, int, bool], None] | None = None,
+                token: str | None = None) -> WatchResult:
     """Watch until `stop` is set (or SIGINT/SIGTERM in the main thread). `on_ready(run_id,
-    port, resumed)` is called once the receiver listens (port 0 in the spec: a free one)."""
+    port, resumed)` is called once the receiver listens (port 0 in the spec: a free one).
+    With `token`, a request must carry `Authorization: Bearer TOKEN` (else 401); without one,
+    only a loopback address is listened on, as for the UI (core/access.py)."""
+    refusal = open_bind_refusal(spec.host, token, "the OTLP receiver", TOKEN_VARIABLE)
+    if refusal is not None:
+        raise ConfigError(f"{spec.path}: source.otlp: {refusal}")
     run_id = run_id_for(spec.name)
     existing = repo.get_run(engine, run_id)
     if existing is not None and existing["kind"] != "online":
@@ -125,12 +133,13 @@ async def watch(engine: Engine, spec: WatchSpec, *, models_file: Path | None = N
     with lease.held(engine, run_id, new=existing is None):
         return await _watch(engine, spec, run_id, existing, models_file=models_file,
                             use_cache=use_cache, stop=stop or asyncio.Event(),
-                            on_ready=on_ready)
+                            on_ready=on_ready, token=token)
 
 
 async def _watch(engine: Engine, spec: WatchSpec, run_id: str, existing: dict[str, Any] | None,
                  *, models_file: Path | None, use_cache: bool, stop: asyncio.Event,
-                 on_ready: Callable[[str, int, bool], None] | None) -> WatchResult:
+                 on_ready: Callable[[str, int, bool], None] | None,
+                 token: str | None = None) -> WatchResult:
     factory = EvaluatorFactory(engine, judge_model=spec.judge_model, use_cache=use_cache,
                                models_file=models_file)
     try:
@@ -165,7 +174,7 @@ async def _watch(engine: Engine, spec: WatchSpec, run_id: str, existing: dict[st
                                   progress=Progress(), capture=capture,
                                   truth_mode=truth_cfg.mode, jury=spec.jury)
         service = _Service(engine, spec, run_id, did, pipeline, writer, counters, capture,
-                           stop)
+                           stop, token)
         if existing is not None:
             service.assembler.seen(online.recent_item_ids(engine, run_id, REMEMBER))
             service.line = online.last_line(engine, run_id)
@@ -231,8 +240,10 @@ def _signals_set(stop: asyncio.Event) -> Iterator[None]:
 class _Service:
     def __init__(self, engine: Engine, spec: WatchSpec, run_id: str, dataset_id: str,
                  pipeline: SamplePipeline, writer: OnlineCommit, counters: Counters,
-                 capture: Capture | None, stop_event: asyncio.Event) -> None:
+                 capture: Capture | None, stop_event: asyncio.Event,
+                 token: str | None = None) -> None:
         self.stop_event = stop_event
+        self.token = token
         self.failure: BaseException | None = None  # the store failed: the watch stops
         self.engine = engine
         self.spec = spec
@@ -294,6 +305,10 @@ class _Service:
 
     async def receive(self, request: web.Request) -> web.Response:
         self.counters.requests += 1
+        if self.token and not token_matches(
+                bearer(request.headers.get("Authorization", "")), self.token):
+            return self._bad(401, f"a token is required ({TOKEN_VARIABLE}): send "
+                                  "Authorization: Bearer TOKEN (OTEL_EXPORTER_OTLP_HEADERS)")
         try:
             body = await request.read()  # at most MAX_BODY bytes as sent (else 413)
         except web.HTTPRequestEntityTooLarge:

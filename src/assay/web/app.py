@@ -18,6 +18,7 @@ from jinja2 import ChoiceLoader, Environment, FileSystemLoader, select_autoescap
 from pydantic import BaseModel
 
 from assay import __version__
+from assay.core.access import open_bind_refusal
 from assay.core.errors import AssayError, ConfigError
 from assay.report import html as report_html
 from assay.report.compare import compare_runs
@@ -269,9 +270,9 @@ def _models(models_file: Path | None) -> list[dict[str, Any]]:
 def check_bind(host: str, token: str | None) -> None:
     """Refuse, before anything is printed or opened, to serve beyond this machine without a
     token."""
-    if host not in security.LOCAL_HOSTS and not token:
-        raise ConfigError(f"listening on {host} makes the UI reachable from other machines: "
-                          "set ASSAY_UI_TOKEN to a secret first")
+    refusal = open_bind_refusal(host, token, "the UI", "ASSAY_UI_TOKEN")
+    if refusal is not None:
+        raise ConfigError(refusal)
 
 
 def serve(engine: Engine, *, host: str, port: int, token: str | None,

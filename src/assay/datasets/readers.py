@@ -83,16 +83,27 @@ def read_jsonl(path: Path) -> Iterator[Row]:
             yield row, lineno
 
 
+# The csv module refuses a field over 128 KiB by default: a long agent answer is more. Raised
+# (process-wide: the module has one setting) to a bound that still stops a runaway field.
+CSV_FIELD_LIMIT = 64 * 1024 * 1024
+
+
 def read_csv(path: Path) -> Iterator[Row]:
+    if csv.field_size_limit() < CSV_FIELD_LIMIT:
+        csv.field_size_limit(CSV_FIELD_LIMIT)
     with path.open(encoding="utf-8-sig", newline="") as fh:
         reader = csv.DictReader(fh)
-        if reader.fieldnames is None:
-            return
-        for row in reader:
-            if None in row:
-                raise DataError("more values than header columns", path=str(path),
-                                line=reader.line_num)
-            yield dict(row), reader.line_num
+        try:
+            if reader.fieldnames is None:
+                return
+            for row in reader:
+                if None in row:
+                    raise DataError("more values than header columns", path=str(path),
+                                    line=reader.line_num)
+                yield dict(row), reader.line_num
+        except csv.Error as exc:  # a field past the limit, a NUL in the file …: one line
+            raise DataError(f"not readable as CSV: {exc}", path=str(path),
+                            line=reader.line_num + 1) from None  # the row being read
 
 
 def read_xlsx(path: Path) -> Iterator[Row]:

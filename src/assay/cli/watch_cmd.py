@@ -37,7 +37,8 @@ def run_watch(spec_path: Path, *, db: str | None, models_file: Path | None,
     c = result.counters
     print(f"stopped: {c.evaluated} evaluated, {c.unknown} unknown shape, {c.filtered_out} "
           f"filtered out, {c.sampled_out} sampled out, {c.dropped} dropped (backpressure), "
-          f"{c.dropped_waiting} dropped waiting, {c.dropped_at_stop} dropped at stop, "
+          f"{c.dropped_waiting} dropped waiting, {c.oversized} oversized, "
+          f"{c.dropped_at_stop} dropped at stop, "
           f"{c.failed} failed; restart with the same spec to resume {result.run_id}",
           file=sys.stderr, flush=True)
     return 0

@@ -20,6 +20,8 @@ class Counters:
     dropped: int = 0  # backpressure: evaluation behind, the trace sampled down
     dropped_waiting: int = 0  # too many incomplete traces waiting: the oldest given up
     dropped_at_stop: int = 0  # received, not evaluated when the watch stopped (not resumed)
+    oversized: int = 0  # traces whose spans passed max_trace_mb: given up, not stored
+    oversized_spans: int = 0  # the spans of those traces, not kept
     late_spans: int = 0  # spans of a trace already handed on
     duplicates: int = 0  # complete traces the run already holds (sent again), not taken twice
     unknown: int = 0  # traces of an unknown shape: stored with the reason, not scored

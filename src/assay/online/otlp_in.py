@@ -45,6 +45,7 @@ class SpanIn:
     status_message: str = ""
     scope: str = ""
     events: list[dict[str, Any]] = field(default_factory=list)
+    size: int = 0  # its bytes as sent (protobuf): what the receiver's byte caps count
 
 
 def decode(body: bytes, content_type: str) -> list[SpanIn]:
@@ -91,7 +92,7 @@ def decode(body: bytes, content_type: str) -> list[SpanIn]:
                     start_ns=s.start_time_unix_nano, end_ns=s.end_time_unix_nano,
                     attributes=attrs, resource=resource, kind=s.kind,
                     status=s.status.code, status_message=message, scope=scope,
-                    events=events))
+                    events=events, size=s.ByteSize()))
     return out
 
 

@@ -47,7 +47,7 @@ from assay.store.rows import answer_row
 from assay.truth.capture import Capture, TruthConfig
 
 from . import instruments
-from .assemble import Assembler
+from .assemble import Assembler, trace_size
 from .counters import Counters
 from .inflate import MAGIC, NotGzip, TooLarge, inflate
 from .items import agent_row, item_fields, matches, sampled
@@ -60,6 +60,7 @@ TOKEN_VARIABLE = "ASSAY_WATCH_TOKEN"
 MAX_BODY = 32 * 1024 * 1024
 SAVE_EVERY_S = 1.0
 REMEMBER = 20_000  # trace ids kept in memory against resends; older ones are looked up
+MIB = 1024 * 1024
 
 
 @dataclass
@@ -256,8 +257,20 @@ class _Service:
         self.reference = spec.reference()
         self.target = OnlineTarget()
         self.queue: asyncio.Queue[list[SpanIn] | None] = asyncio.Queue()
+        self.queued_bytes = 0  # of the traces in the queue: with those waiting, under a cap
+        self.max_trace_bytes = int(spec.max_trace_mb * MIB)
+        self.max_pending_bytes = int(spec.max_pending_mb * MIB)
         self.assembler = Assembler(quiet_s=spec.quiet_s, orphan_s=spec.orphan_s,
-                                   max_traces=max(1000, 10 * spec.queue), remember=REMEMBER)
+                                   max_traces=max(1000, 10 * spec.queue), remember=REMEMBER,
+                                   max_trace_bytes=self.max_trace_bytes,
+                                   max_pending_bytes=self.max_pending_bytes,
+                                   held_elsewhere=lambda: self.queued_bytes,
+                                   on_oversized=self._oversized)
+        # a resumed run's counters go on from where they were, not from the assembler's zero
+        self.assembler.late_spans = counters.late_spans
+        self.assembler.evicted = counters.dropped_waiting
+        self.assembler.oversized = counters.oversized
+        self.assembler.oversized_spans = counters.oversized_spans
         self.rng = random.Random(spec.seed)
         self.line = 0
         self.port = 0
@@ -294,7 +307,9 @@ class _Service:
         self.tasks[0].cancel()
         dropped = self.assembler.drain()
         while not self.queue.empty():
-            if self.queue.get_nowait() is not None:
+            spans = self.queue.get_nowait()
+            if spans is not None:
+                self.queued_bytes -= trace_size(spans)
                 dropped += 1
         self.counters.dropped_at_stop += dropped
         for _ in self.tasks[1:]:
@@ -379,6 +394,13 @@ class _Service:
     def _update_counters(self) -> None:
         self.counters.late_spans = self.assembler.late_spans
         self.counters.dropped_waiting = self.assembler.evicted
+        self.counters.oversized = self.assembler.oversized
+        self.counters.oversized_spans = self.assembler.oversized_spans
+
+    def _oversized(self, trace_id: str, size: int) -> None:
+        self.counters.note(f"trace {trace_id}: its spans pass {self.max_trace_bytes:,} bytes "
+                           f"({size:,} so far; max_trace_mb: {self.spec.max_trace_mb:g}): "
+                           "given up, not stored")
 
     def _admit(self, spans: list[SpanIn]) -> None:
         c = self.counters
@@ -390,11 +412,14 @@ class _Service:
             c.sampled_out += 1
             return
         size, cap = self.queue.qsize(), self.spec.queue
+        nbytes = trace_size(spans)
         # past half full, traces are admitted with a falling chance: sampled down, not queued
-        # without end; full, every new one is dropped. Both counted.
-        if size >= cap or (size > cap / 2 and self.rng.random() >= 2 * (1 - size / cap)):
+        # without end; full — in traces or in bytes — every new one is dropped. All counted.
+        if size >= cap or (size > cap / 2 and self.rng.random() >= 2 * (1 - size / cap)) or (
+                self.queued_bytes + self.assembler.bytes + nbytes > self.max_pending_bytes):
             c.dropped += 1
             return
+        self.queued_bytes += nbytes
         self.queue.put_nowait(spans)
 
     async def _work(self) -> None:
@@ -402,6 +427,7 @@ class _Service:
             spans = await self.queue.get()
             if spans is None:
                 return
+            self.queued_bytes -= trace_size(spans)
             try:
                 await self._evaluate(spans)
             except AssayError as exc:

@@ -204,12 +204,16 @@ def list_results(engine: Engine, run_id: str) -> list[dict[str, Any]]:
 
 
 def write_rows(engine: Engine, rows: dict[str, list[dict[str, Any]]]) -> None:
-    """Rows for several tables in one transaction (the runner's group commit)."""
+    """Rows for several tables in one transaction (the runner's group commit). `items` (an
+    online run's traces) go first, in the same transaction as their samples' rows: a kill
+    leaves a trace stored whole or not at all."""
     tables = {"answers": answers, "results": results, "spans": spans,
               "truth_snapshots": truth_snapshots}
 
     def write(batch: dict[str, list[dict[str, Any]]]) -> None:
         with engine.begin() as conn:
+            if batch.get("items"):  # the agent's data, as it came: not masked
+                _insert(conn, items, batch["items"])
             for name in ("answers", "truth_snapshots", "results", "spans"):
                 if batch.get(name):
                     _insert(conn, tables[name], _masked(batch[name]))

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from assay.core.errors import ConfigError
@@ -21,6 +20,8 @@ from assay.report.provenance import dataset_warnings
 from assay.store import repo
 from assay.store.costs import run_cost_sheet
 from assay.store.db import open_engine, store_file
+
+from .terminal import escape
 
 
 def _console() -> Console:

@@ -15,7 +15,7 @@ from urllib.parse import quote
 from fastapi import FastAPI, Form, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, select_autoescape
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator
 
 from assay import __version__
 from assay.core.access import open_bind_refusal
@@ -43,6 +43,14 @@ class ReviewIn(BaseModel):
     reviewer: str
     target: str | None = None
     epoch: int = 0
+
+    @field_validator("score", "epoch", mode="before")
+    @classmethod
+    def _no_bool(cls, value: Any) -> Any:
+        """pydantic reads JSON `true` as 1.0 (and 1): a reviewer's `true` is no score (422)."""
+        if isinstance(value, bool):
+            raise ValueError("must be a number (or null), not true/false")
+        return value
 
 
 def _env() -> Environment:

@@ -98,3 +98,17 @@ def test_byte_caps_are_checked_settings(tmp_path: Path, extra: str, message: str
 def test_byte_cap_defaults(tmp_path: Path) -> None:
     spec = load_watch_spec(write_spec(tmp_path))
     assert (spec.max_trace_mb, spec.max_pending_mb) == (8.0, 128.0)
+
+
+def test_an_empty_or_zero_trace_id_is_refused(tmp_path: Path, db_url: str) -> None:
+    from tests.online.otlp_send import post, request
+
+    w = Watching(db_url, write_spec(tmp_path)).start()
+    for tid, sid in (("", new_id(8)), ("00" * 16, new_id(8)), (new_id(16), "")):
+        body = request([S(tid, sid, "agent")]).SerializeToString()
+        status, text = post(w.endpoint, body)
+        assert (status, text) == (400, b"span 'agent': trace_id must be 16 bytes and span_id "
+                                       b"8, not empty or all zero (OTLP)")
+    c = w.stop().counters
+    assert (c.bad_requests, c.spans, c.traces) == (3, 0, 0)
+    assert online.stored_items(w.engine, w.run_id, [""]) == set()

@@ -78,6 +78,10 @@ def decode(body: bytes, content_type: str) -> list[SpanIn]:
         for ss in rs.scope_spans:
             scope, dirty_scope = safe_text(ss.scope.name)
             for s in ss.spans:
+                if len(s.trace_id) != 16 or not any(s.trace_id) or len(s.span_id) != 8 \
+                        or not any(s.span_id):  # an empty id was stored as trace ""
+                    raise DataError(f"span '{s.name[:80]}': trace_id must be 16 bytes and "
+                                    "span_id 8, not empty or all zero (OTLP)")
                 name, c1 = safe_text(s.name)
                 attrs, c2 = safe_value(attributes(s.attributes))
                 message, c3 = safe_text(s.status.message)

@@ -7,13 +7,16 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.cli.test_hardening_numbers import cli
-from tests.conftest import SAMPLE
+from tests.conftest import SAMPLE, wait_for_results
 
 Cap = pytest.CaptureFixture[str]
 MP = pytest.MonkeyPatch
@@ -93,11 +96,13 @@ def test_run_refuses_junit_on_its_dataset(here: Path, capsys: Cap, monkeypatch: 
 
 def test_outputs_are_renamed_into_place_and_a_failed_run_keeps_the_old_file(
         here: Path, capsys: Cap, monkeypatch: MP) -> None:
-    (here / "r.jsonl").write_text("keep me\n", "utf-8")
+    # --out is a JSON-lines file written in place (a resume appends to it); --junit, export
+    # and report are written whole by rename
+    (here / "j.xml").write_text("keep me\n", "utf-8")
     code, err = cli(capsys, monkeypatch, "score", "d.json", "--quiet", "-e", "no-such-check",
-                    "--out", "r.jsonl")
+                    "--junit", "j.xml")
     assert code == 2 and "no-such-check" in err
-    assert (here / "r.jsonl").read_text("utf-8") == "keep me\n"
+    assert (here / "j.xml").read_text("utf-8") == "keep me\n"
     run = scored(capsys, monkeypatch, "--out", "r.jsonl", "--junit", "j.xml")
     lines = (here / "r.jsonl").read_text("utf-8").splitlines()
     assert len(lines) == len(json.loads(SAMPLE.read_text("utf-8")))
@@ -106,3 +111,39 @@ def test_outputs_are_renamed_into_place_and_a_failed_run_keeps_the_old_file(
     code, _ = cli(capsys, monkeypatch, "export", run, "--format", "csv", "-o", "e.csv")
     assert code == 0 and (here / "e.csv").stat().st_size > 0
     assert not [p for p in os.listdir(here) if ".tmp" in p]  # no temporary file left behind
+
+
+# ---- review of issue 27 -----------------------------------------------------------------------
+
+ASSAY = str(Path(sys.executable).parent / "assay")
+
+
+def assay(*args: str, cwd: Path) -> subprocess.Popen[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("ASSAY_DB", "ASSAY_MODELS")}
+    return subprocess.Popen([ASSAY, *args], cwd=cwd, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def test_out_after_kill_9_and_resume_holds_every_result_once(here: Path) -> None:
+    """H1: the first run's lines are in --out as they are stored (no temporary file orphaned
+    by `kill -9`), and the resume appends the rest: one line per item, the old content gone."""
+    (here / "checks.py").write_text("import time\n\ndef slow(item, answer, **kw):\n"
+                                    "    time.sleep(0.05)\n    return True\n", "utf-8")
+    (here / "r.jsonl").write_text("OLD CONTENT\n", "utf-8")
+    first = assay("score", "d.json", "-e", "python:checks.py:slow", "--quiet", "--out",
+                  "r.jsonl", cwd=here)
+    db = here / ".assay" / "assay.db"
+    assert wait_for_results(db, 5) >= 5
+    first.send_signal(signal.SIGKILL)
+    first.wait(10)
+    with sqlite3.connect(db) as conn:
+        (run_id,) = conn.execute("SELECT id FROM runs").fetchone()
+        stored = conn.execute("SELECT count(*) FROM results").fetchone()[0]
+    assert 0 < stored < 99
+    resume = assay("score", "--resume", run_id, "--quiet", "--out", "r.jsonl", cwd=here)
+    _, err = resume.communicate(timeout=120)
+    assert resume.returncode == 0, err
+    ids = [json.loads(line)["item_id"] for line in
+           (here / "r.jsonl").read_text("utf-8").splitlines()]
+    assert len(ids) == len(set(ids)) == len(json.loads(SAMPLE.read_text("utf-8")))
+    assert not [p for p in os.listdir(here) if ".tmp" in p]

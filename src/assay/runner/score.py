@@ -6,7 +6,6 @@ in thousands per transaction) and the JSON-lines output that follows the store.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
@@ -14,7 +13,6 @@ from typing import IO, Any
 import orjson
 
 from assay.core.errors import ConfigError
-from assay.core.outputs import temporary_beside
 from assay.datasets.named import REF
 from assay.store.db import Engine
 
@@ -65,18 +63,17 @@ def score_spec(dataset: Path, evaluators: list[str | dict[str, Any]], *, respons
 
 class JsonLines:
     """`--out FILE`: one line per result, written after the rows it shows are stored, so the
-    file never holds a score the store lost. Opened before the run is recorded: a bad path
-    stops the command with nothing half-done. A fresh run writes a temporary file beside it,
-    renamed over FILE when the run ends (core/outputs.py): an old FILE is whole until then; a
-    resumed run appends to the FILE its start wrote."""
+    file never holds a score the store lost. Written in place and flushed per batch (no
+    temporary file: after a `kill -9` every stored result is already in FILE, and a resumed
+    run appends the rest to it, so FILE ends with each result once). Opened before the run is
+    recorded: a bad path (a folder, no permission) stops the command with nothing half-done.
+    A fresh run truncates FILE when it opens it; a device or FIFO is written as it is."""
 
     def __init__(self, path: Path, *, append: bool = False) -> None:
         self.path = path
-        self.writing = path if append else temporary_beside(path)
-        self.wrote = False
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self.sink: IO[bytes] = self.writing.open("ab" if append else "wb")
+            self.sink: IO[bytes] = path.open("ab" if append else "wb")
         except OSError as exc:
             raise ConfigError(f"cannot write --out {path}: {exc.strerror or exc}") from None
 
@@ -92,21 +89,9 @@ class JsonLines:
                 "evidence": orjson.Fragment(str(r["evidence"]))}) + b"\n")
         self.sink.write(b"".join(out))
         self.sink.flush()
-        self.wrote = True
 
-    def close(self, *, failed: bool = False) -> None:
-        """Closed and put in place — also after Ctrl-C or a failure once it holds lines (they
-        were stored: a resume appends to them). A run that failed before its first line leaves
-        an old FILE as it was."""
+    def close(self) -> None:
         self.sink.close()
-        if self.writing != self.path and not self.wrote and failed:
-            self.writing.unlink(missing_ok=True)
-        elif self.writing != self.path:
-            try:
-                os.replace(self.writing, self.path)
-            except OSError as exc:
-                raise ConfigError(f"cannot write --out {self.path}: {exc.strerror or exc}"
-                                  ) from None
 
 
 async def score(engine: Engine, spec: ExperimentSpec | None, *, out: Path | None = None,
@@ -115,14 +100,11 @@ async def score(engine: Engine, spec: ExperimentSpec | None, *, out: Path | None
                 progress: Callable[[Progress], None] | None = None,
                 max_cost: float | None = None) -> RunResult:
     lines = JsonLines(out, append=resume is not None) if out is not None else None
-    finished = False
     try:
-        result = await run_experiment(engine, spec, resume=resume, models_file=models_file,
-                                      use_cache=use_cache, kind="score",
-                                      progress=Progress(on_change=progress),
-                                      on_flush=lines, max_cost=max_cost)
-        finished = True
-        return result
+        return await run_experiment(engine, spec, resume=resume, models_file=models_file,
+                                    use_cache=use_cache, kind="score",
+                                    progress=Progress(on_change=progress),
+                                    on_flush=lines, max_cost=max_cost)
     finally:
         if lines is not None:
-            lines.close(failed=not finished)
+            lines.close()

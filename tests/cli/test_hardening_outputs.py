@@ -9,8 +9,10 @@ import os
 import shutil
 import signal
 import sqlite3
+import stat
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -147,3 +149,60 @@ def test_out_after_kill_9_and_resume_holds_every_result_once(here: Path) -> None
            (here / "r.jsonl").read_text("utf-8").splitlines()]
     assert len(ids) == len(set(ids)) == len(json.loads(SAMPLE.read_text("utf-8")))
     assert not [p for p in os.listdir(here) if ".tmp" in p]
+
+
+def test_outputs_follow_symlinks_keep_permissions_and_never_use_a_predictable_name(
+        here: Path, capsys: Cap, monkeypatch: MP) -> None:
+    """L2: a symlink's target is written (the link stays a link); the old file's mode is
+    kept; a link planted at the old predictable temporary name is not followed."""
+    run = scored(capsys, monkeypatch)
+    (here / "real").mkdir()
+    (here / "real" / "target.jsonl").write_text("old\n", "utf-8")
+    (here / "link.jsonl").symlink_to(here / "real" / "target.jsonl")
+    (here / "victim").write_text("victim\n", "utf-8")
+    (here / f".e.{os.getpid()}.tmp.jsonl").symlink_to(here / "victim")
+    (here / "priv.html").write_text("secret\n", "utf-8")
+    (here / "priv.html").chmod(0o600)
+    assert cli(capsys, monkeypatch, "export", run, "--format", "jsonl", "-o", "link.jsonl")[0] == 0
+    assert cli(capsys, monkeypatch, "export", run, "--format", "jsonl", "-o", "e.jsonl")[0] == 0
+    assert cli(capsys, monkeypatch, "report", run, "-o", "priv.html")[0] == 0
+    assert (here / "link.jsonl").is_symlink()
+    assert (here / "real" / "target.jsonl").read_text("utf-8").count("\n") > 1
+    assert (here / "victim").read_text("utf-8") == "victim\n"
+    assert not (here / "e.jsonl").is_symlink() and (here / "e.jsonl").stat().st_size > 10
+    assert (here / "priv.html").stat().st_mode & 0o777 == 0o600
+    assert "<html" in (here / "priv.html").read_text("utf-8").lower()
+
+
+def test_a_fifo_output_is_written_in_place(here: Path, capsys: Cap, monkeypatch: MP) -> None:
+    """H3: a FIFO (as a device or /dev/stdout) is written, never replaced by a file."""
+    run = scored(capsys, monkeypatch)
+    os.mkfifo(here / "pipe.jsonl")
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append((here / "pipe.jsonl").read_bytes()),
+                              daemon=True)
+    reader.start()
+    code, err = cli(capsys, monkeypatch, "export", run, "--format", "jsonl", "-o", "pipe.jsonl")
+    reader.join(10)
+    assert code == 0, err
+    assert stat.S_ISFIFO(os.lstat(here / "pipe.jsonl").st_mode)
+    assert got and got[0].count(b"\n") == len(json.loads(SAMPLE.read_text("utf-8")))
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--out", "sub"], "error: --out sub is a folder: name a file to write"),
+    (["--out", "."], "error: --out . is a folder: name a file to write"),
+    (["--junit", "."], "error: --junit . is a folder: name a file to write"),
+])
+def test_a_folder_output_is_refused_before_the_run(here: Path, args: list[str], message: str,
+                                                   capsys: Cap, monkeypatch: MP) -> None:
+    """M3, L1: refused in one line before anything runs, with no temporary file left."""
+    (here / "sub").mkdir()
+    code, err = cli(capsys, monkeypatch, "score", "d.json", "--quiet", *args)
+    assert (code, err) == (2, message)
+    assert not (here / ".assay" / "assay.db").exists() or not sqlite3.connect(
+        here / ".assay" / "assay.db").execute("SELECT count(*) FROM runs").fetchone()[0]
+    assert not [p for p in os.listdir(here) if ".tmp" in p]
+    assert not os.listdir(here / "sub")
+    code, err = cli(capsys, monkeypatch, "export", "nope", "--format", "csv", "-o", "sub")
+    assert code == 2 and "sub" in err and "\n" not in err

@@ -97,3 +97,29 @@ def test_timeout_s_ends_a_check_that_hangs_sync_or_async(project: Path) -> None:
         ("a1", "hangs"): "evaluator timeout after 1 s",
         ("a2", "hangs_async"): "evaluator timeout after 1 s"}
     assert db_rows(project, "SELECT status FROM runs") == [("finished",)]
+
+
+def test_a_check_returning_a_non_finite_or_malformed_score_is_that_items_error(
+        project: Path) -> None:
+    """H5 (review): Score(nan) / Score(inf) were stored as scored with a NaN mean that passed
+    --fail-under and JUnit; now each is that item's error, as a bad status or full_score."""
+    (project / "odd.py").write_text(
+        "from assay.core.types import Score, ScoreStatus\n\n"
+        "def odd(item, answer):\n"
+        "    value, status, full = {'a0': (float('nan'), ScoreStatus.SCORED, (0.0, 1.0)),\n"
+        "                           'a1': (float('inf'), ScoreStatus.SCORED, (0.0, 1.0)),\n"
+        "                           'a2': (1.0, 'weird', (0.0, 1.0)),\n"
+        "                           'a3': (1.0, ScoreStatus.SCORED, (0.0, float('nan')))}"
+        "[item['id']]\n"
+        "    return Score(value, status, 'r', 'x', 'v', full)\n", "utf-8")
+    r = run("run", spec(project, "fine", '[{python: "odd.py:odd"}]'), "--fail-under", "0.5",
+            "--junit", "j.xml", cwd=project, timeout=60)
+    got = {i: (s, st, reason) for i, s, st, reason in
+           db_rows(project, "SELECT item_id, score, status, reason FROM results")}
+    assert {i: v[:2] for i, v in got.items()} == {f"a{i}": (None, "error") for i in range(4)}
+    assert got["a0"][2] == "odd returned a Score with value nan: it must be a finite number"
+    assert got["a1"][2] == "odd returned a Score with value inf: it must be a finite number"
+    assert got["a2"][2].startswith("odd returned a Score with status 'weird', not one of")
+    assert got["a3"][2].startswith("odd returned a Score with full_score (0.0, nan)")
+    assert r.returncode != 0, r.stdout
+    assert 'errors="4"' in (project / "j.xml").read_text("utf-8")

@@ -156,8 +156,15 @@ class PythonEvaluator(CodeEvaluator):
             result = result.item()  # np.bool_, np.float64 …: the Python value they hold
         if isinstance(result, Score):  # theirs, under this evaluator's name and version; its
             # text made safe as every other source's is (core/text.py)
-            return Score(result.value, result.status, safe_text(str(result.reason))[0],
-                         self.name, self.version, result.full_score,
+            problem = _score_problem(result)
+            if problem is not None:  # never counted: a NaN mean passes every gate
+                return Score.error(f"{self.function} returned a Score with {problem}",
+                                   self.name, self.version,
+                                   evidence={"returned": safe_text(repr(result)[:300])[0]})
+            return Score(None if result.value is None else float(result.value),
+                         ScoreStatus(result.status), safe_text(str(result.reason))[0],
+                         self.name, self.version,
+                         (float(result.full_score[0]), float(result.full_score[1])),
                          safe_value(result.evidence)[0], result.steps)
         if isinstance(result, bool):
             return Score(1.0 if result else 0.0, ScoreStatus.SCORED,
@@ -168,6 +175,35 @@ class PythonEvaluator(CodeEvaluator):
                          f"{result}", self.name, self.version, evidence={"returned": result})
         raise ConfigError(f"{self.where} returned {type(result).__name__} {result!r:.60}; "
                           "it must return a bool, a finite number or an assay Score")
+
+
+def _score_problem(score: Score) -> str | None:
+    """What makes a check's own Score unusable, or None: its status must be a ScoreStatus,
+    its full_score two finite numbers (low ≤ high), a scored value a finite number within
+    them, and any other status no value."""
+    try:
+        status = ScoreStatus(score.status)
+    except ValueError:
+        return f"status {score.status!r:.40}, not one of {', '.join(ScoreStatus)}"
+    full = score.full_score
+    if not (isinstance(full, tuple | list) and len(full) == 2
+            and all(_finite(v) for v in full) and full[0] <= full[1]):
+        return f"full_score {full!r:.60}: it must be two finite numbers, low to high"
+    value = score.value
+    if value is None:
+        return "status scored and no value" if status is ScoreStatus.SCORED else None
+    if not _finite(value):
+        return f"value {value!r:.40}: it must be a finite number"
+    if status is not ScoreStatus.SCORED:
+        return f"status {status.value} and a value {value!r:.40}"
+    if not full[0] <= value <= full[1]:
+        return f"value {value!r:.40} outside its full_score {full[0]:g}..{full[1]:g}"
+    return None
+
+
+def _finite(value: Any) -> bool:
+    return (isinstance(value, int | float) and not isinstance(value, bool)
+            and math.isfinite(value))
 
 
 def python_evaluator(path: str, function: str, args: dict[str, Any] | None = None,

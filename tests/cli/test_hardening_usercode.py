@@ -5,12 +5,16 @@ that hangs, sync or async, as it ends a target."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.cli.test_hardening_run import db_rows, run, write_items
+from tests.cli.test_hardening_run import ASSAY, db_rows, run, run_id_of, write_items
+from tests.conftest import wait_for_results
 
 
 @pytest.fixture()
@@ -123,3 +127,70 @@ def test_a_check_returning_a_non_finite_or_malformed_score_is_that_items_error(
     assert got["a3"][2].startswith("odd returned a Score with full_score (0.0, nan)")
     assert r.returncode != 0, r.stdout
     assert 'errors="4"' in (project / "j.xml").read_text("utf-8")
+
+
+def test_what_an_async_target_raises_through_the_loop_is_that_items_error(
+        project: Path) -> None:
+    """H2, M4 (review): sys.exit() from a callback or a task an async target scheduled used to
+    end `asyncio.run` (exit 0, nothing stored, the run left `running`); a BaseException of its
+    own or a CancelledError it raised crashed the run. Each is now that item's error."""
+    (project / "loopy.py").write_text(
+        "import asyncio, sys\n\n"
+        "class Boom(BaseException):\n    pass\n\n"
+        "async def escapes(item):\n"
+        "    if item['id'] == 'a0':\n"
+        "        asyncio.get_running_loop().call_soon(sys.exit, 0)\n"
+        "    if item['id'] == 'a1':\n"
+        "        async def boom():\n            sys.exit(4)\n"
+        "        asyncio.ensure_future(boom())\n"
+        "        await asyncio.sleep(0.01)\n"
+        "    if item['id'] == 'a2':\n"
+        "        raise Boom('custom base')\n"
+        "    if item['id'] == 'a3':\n"
+        "        raise asyncio.CancelledError()\n"
+        "    return '最新价1455.00元'\n\n"
+        "async def check(item, answer):\n"
+        "    if item['id'] == 'a0':\n"
+        "        asyncio.get_running_loop().call_soon(sys.exit, 0)\n"
+        "    if item['id'] == 'a1':\n"
+        "        raise Boom('in a check')\n"
+        "    return True\n", "utf-8")
+    (project / "s.yaml").write_text(
+        "dataset: {path: items.jsonl, id_field: id}\n"
+        "targets: [{name: fn, type: python, function: 'loopy:escapes'}]\n"
+        "evaluators: [{python: 'loopy.py:check'}]\n", "utf-8")
+    r = run("run", "s.yaml", cwd=project, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert dict(db_rows(project, "SELECT item_id, error FROM answers")) == {
+        "a0": "called sys.exit(0)", "a1": "called sys.exit(4)", "a2": "Boom: custom base",
+        "a3": "CancelledError"}
+    assert db_rows(project, "SELECT status FROM runs") == [("finished",)]
+    r = run("run", spec(project, "fine", '[{python: "loopy.py:check"}]'), cwd=project,
+            timeout=60)
+    assert r.returncode == 0, r.stderr
+    got = dict(db_rows(project, "SELECT item_id, reason FROM results WHERE run_id = "
+                                f"'{run_id_of(r.stdout)}'"))
+    assert got["a0"].startswith("check raised SystemExit: 0")
+    assert got["a1"].startswith("check raised Boom: in a check")
+    assert got["a2"] == "check returned True"
+    assert [s for (s,) in db_rows(project, "SELECT status FROM runs")] == ["finished"] * 2
+
+
+def test_a_real_ctrl_c_still_stops_a_run_of_an_async_target_resumably(tmp_path: Path) -> None:
+    write_items(tmp_path, 30)
+    (tmp_path / "slow.py").write_text(
+        "import asyncio\n\nasync def answer(item):\n    await asyncio.sleep(0.2)\n"
+        "    return '最新价1455.00元'\n", "utf-8")
+    (tmp_path / "s.yaml").write_text(
+        "dataset: {path: items.jsonl, id_field: id}\nconcurrency: 2\n"
+        "targets: [{name: fn, type: python, function: 'slow:answer'}]\n"
+        "evaluators: [finance-rubric]\n", "utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in ("ASSAY_DB", "ASSAY_MODELS")}
+    proc = subprocess.Popen([ASSAY, "run", "s.yaml", "-q"], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for_results(tmp_path / ".assay" / "assay.db", 2)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert db_rows(tmp_path, "SELECT status FROM runs") == [("interrupted",)]
+    assert not db_rows(tmp_path, "SELECT error FROM answers WHERE error IS NOT NULL")

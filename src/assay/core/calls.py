@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -78,3 +79,77 @@ async def in_daemon_thread(fn: Callable[..., Any], *args: Any, **kwargs: Any) ->
     threading.Thread(target=call, name=f"assay-user-code:{getattr(fn, '__name__', '?')}",
                      daemon=True).start()
     return await future
+
+
+# The failures of one async user call that escaped it through the event loop: a callback it
+# scheduled (`loop.call_soon(sys.exit, 0)`) or a task it spawned that called sys.exit(). Set
+# while the call runs; callbacks and tasks copy it with their context.
+_ESCAPED: contextvars.ContextVar[list[BaseException] | None] = contextvars.ContextVar(
+    "assay_user_call", default=None)
+
+
+async def in_user_coroutine(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """`await fn(*args, **kwargs)` for an async target or check. What it raises that is not an
+    Exception — sys.exit(), a BaseException of its own, a CancelledError it raised itself —
+    comes back as UserExit (the item's error), as does a SystemExit raised by a callback or
+    task it scheduled on the run's loop (caught there instead of ending `asyncio.run`). A
+    KeyboardInterrupt (maybe a real Ctrl-C) and a cancellation of the caller (a timeout, a
+    stop) go through."""
+    _guard(asyncio.get_running_loop())
+    escaped: list[BaseException] = []
+    token = _ESCAPED.set(escaped)
+    try:
+        result = await fn(*args, **kwargs)
+    except asyncio.CancelledError as exc:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():  # the caller is being cancelled
+            raise
+        raise UserExit(exc) from None
+    except (Exception, KeyboardInterrupt):
+        raise
+    except BaseException as exc:
+        raise UserExit(exc) from None
+    finally:
+        _ESCAPED.reset(token)
+    await asyncio.sleep(0)  # what it scheduled to run at once runs before its result counts
+    if escaped:
+        raise UserExit(escaped[0])
+    return result
+
+
+def _guard(loop: asyncio.AbstractEventLoop) -> None:
+    """From now on a callback scheduled from user code (its context holds _ESCAPED) that
+    raises SystemExit records it there instead of ending the loop; others run as before."""
+    if vars(loop).get("_assay_guarded"):
+        return
+
+    def guarded(callback: Callable[..., Any], context: contextvars.Context | None
+                ) -> Callable[..., Any]:
+        escaped = context.get(_ESCAPED) if context is not None else _ESCAPED.get()
+        if escaped is None:
+            return callback
+        record = escaped
+
+        def run(*args: Any) -> None:
+            try:
+                callback(*args)
+            except SystemExit as exc:
+                record.append(exc)
+        return run
+
+    soon, threadsafe, at = loop.call_soon, loop.call_soon_threadsafe, loop.call_at
+
+    def call_soon(callback: Callable[..., Any], *args: Any,
+                  context: contextvars.Context | None = None) -> asyncio.Handle:
+        return soon(guarded(callback, context), *args, context=context)
+
+    def call_soon_threadsafe(callback: Callable[..., Any], *args: Any,
+                             context: contextvars.Context | None = None) -> asyncio.Handle:
+        return threadsafe(guarded(callback, context), *args, context=context)
+
+    def call_at(when: float, callback: Callable[..., Any], *args: Any,
+                context: contextvars.Context | None = None) -> asyncio.TimerHandle:
+        return at(when, guarded(callback, context), *args, context=context)
+
+    vars(loop).update(call_soon=call_soon, call_soon_threadsafe=call_soon_threadsafe,
+                      call_at=call_at, _assay_guarded=True)

@@ -21,7 +21,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from assay.core.calls import FAILURES, UserExit, in_daemon_thread
+from assay.core.calls import FAILURES, UserExit, in_daemon_thread, in_user_coroutine
 from assay.core.errors import ConfigError
 from assay.core.text import safe_text, safe_value
 from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
@@ -133,7 +133,8 @@ class PythonEvaluator(CodeEvaluator):
                        truth: TruthSnapshot | None = None) -> Score:
         try:
             if self.is_async:
-                result = await self.fn(dict(item.fields), answer.text or "", **self.args)
+                result = await in_user_coroutine(self.fn, dict(item.fields), answer.text or "",
+                                                 **self.args)
             else:
                 result = await in_daemon_thread(self.fn, dict(item.fields), answer.text or "",
                                                 **self.args)

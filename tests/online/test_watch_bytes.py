@@ -104,11 +104,17 @@ def test_an_empty_or_zero_trace_id_is_refused(tmp_path: Path, db_url: str) -> No
     from tests.online.otlp_send import post, request
 
     w = Watching(db_url, write_spec(tmp_path)).start()
-    for tid, sid in (("", new_id(8)), ("00" * 16, new_id(8)), (new_id(16), "")):
-        body = request([S(tid, sid, "agent")]).SerializeToString()
+    # and ids longer than OTLP's (review of issue 27, H4): a 40-byte trace, span or parent
+    # id overflowed the store's varchar(32) on PostgreSQL and ended the watch
+    for tid, sid, parent in (("", new_id(8), ""), ("00" * 16, new_id(8), ""),
+                             (new_id(16), "", ""), (new_id(40), new_id(8), ""),
+                             (new_id(16), new_id(40), ""), (new_id(16), new_id(8), new_id(40))):
+        body = request([S(tid, sid, "agent", parent)]).SerializeToString()
         status, text = post(w.endpoint, body)
         assert (status, text) == (400, b"span 'agent': trace_id must be 16 bytes and span_id "
-                                       b"8, not empty or all zero (OTLP)")
+                                       b"8 (parent_span_id 8 or none), not empty or all zero "
+                                       b"(OTLP)")
+    send(w.endpoint, agent_trace("q?", "a"))  # the watch is alive
     c = w.stop().counters
-    assert (c.bad_requests, c.spans, c.traces) == (3, 0, 0)
+    assert (c.bad_requests, c.spans) == (6, 2)
     assert online.stored_items(w.engine, w.run_id, [""]) == set()

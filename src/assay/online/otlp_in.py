@@ -79,9 +79,12 @@ def decode(body: bytes, content_type: str) -> list[SpanIn]:
             scope, dirty_scope = safe_text(ss.scope.name)
             for s in ss.spans:
                 if len(s.trace_id) != 16 or not any(s.trace_id) or len(s.span_id) != 8 \
-                        or not any(s.span_id):  # an empty id was stored as trace ""
+                        or not any(s.span_id) or len(s.parent_span_id) not in (0, 8):
+                    # an empty id was stored as trace ""; a longer one overflowed the store's
+                    # varchar(32) on PostgreSQL and ended the watch
                     raise DataError(f"span '{s.name[:80]}': trace_id must be 16 bytes and "
-                                    "span_id 8, not empty or all zero (OTLP)")
+                                    "span_id 8 (parent_span_id 8 or none), not empty or all "
+                                    "zero (OTLP)")
                 name, c1 = safe_text(s.name)
                 attrs, c2 = safe_value(attributes(s.attributes))
                 message, c3 = safe_text(s.status.message)

@@ -23,7 +23,7 @@ from typing import Any
 
 from assay.core.errors import ConfigError
 from assay.core.numbers import number_problem
-from assay.core.yamltext import KeyLines, read_text, yaml_mapping
+from assay.core.yamltext import NUL_IN_SPEC, KeyLines, nul_at, read_text, yaml_mapping
 from assay.runner.spec import truth_settings
 
 KEYS = {"name", "source", "sample", "seed", "filter", "evaluators", "ground_truth", "truth",
@@ -92,6 +92,9 @@ def parse_watch_spec(data: dict[str, Any], path: Path, text: str | None = None) 
         where = f"{path}:{line}" if line else str(path)
         return ConfigError(f"{where}: {'.'.join(keys)}: {msg}" if keys else f"{where}: {msg}")
 
+    nul = nul_at(data)
+    if nul is not None:
+        raise fail(NUL_IN_SPEC, *(str(k) for k in nul))
     unknown = sorted(set(data) - KEYS)
     if unknown:
         raise fail(f"unknown key (known: {', '.join(sorted(KEYS))})", unknown[0])

@@ -25,7 +25,7 @@ from typing import Any
 
 from assay.core.errors import ConfigError
 from assay.core.numbers import number_problem
-from assay.core.yamltext import KeyLines, read_text, yaml_mapping
+from assay.core.yamltext import NUL_IN_SPEC, KeyLines, nul_at, read_text, yaml_mapping
 from assay.targets.registry import TARGETS
 from assay.targets.spec import TARGET_KEYS, TargetSpec, required_options
 
@@ -135,6 +135,9 @@ def parse_spec(data: dict[str, Any], path: Path, lines: KeyLines | None = None) 
         return ConfigError(f"{where}: {dotted.replace('.[', '[')}: {msg}" if keys
                            else f"{where}: {msg}")
 
+    nul = nul_at(data)
+    if nul is not None:
+        raise fail(NUL_IN_SPEC, *nul) if nul else fail(NUL_IN_SPEC)
     unknown = sorted(set(data) - TOP_KEYS)
     if unknown:
         raise fail(f"unknown key (known: {', '.join(sorted(TOP_KEYS))})", unknown[0])

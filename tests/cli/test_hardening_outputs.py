@@ -206,3 +206,34 @@ def test_a_folder_output_is_refused_before_the_run(here: Path, args: list[str], 
     assert not os.listdir(here / "sub")
     code, err = cli(capsys, monkeypatch, "export", "nope", "--format", "csv", "-o", "sub")
     assert code == 2 and "sub" in err and "\n" not in err
+
+
+def test_outputs_naming_code_the_run_reads_are_refused_also_on_resume(
+        here: Path, capsys: Cap, monkeypatch: MP) -> None:
+    """M1, M2: a check's .py, a Python target's module and the models file are inputs too;
+    a resumed run's dataset and checks (from its stored spec) are refused as for a fresh run."""
+    check = "def ok(item, answer, **kw):\n    return True\n"
+    (here / "checks.py").write_text(check, "utf-8")
+    (here / "models.yaml").write_text("models: []\n", "utf-8")
+    code, err = cli(capsys, monkeypatch, "score", "d.json", "-e", "python:checks.py:ok",
+                    "--quiet", "--out", "checks.py")
+    assert (code, err) == (2, "error: --out checks.py is the check file "
+                              f"{here / 'checks.py'}: writing it would destroy it; write the "
+                              "output to another file")
+    code, err = cli(capsys, monkeypatch, "score", "d.json", "--quiet", "--models", "models.yaml",
+                    "--junit", "models.yaml")
+    assert code == 2 and err.startswith("error: --junit models.yaml is the models file")
+    run = scored(capsys, monkeypatch, "-e", "python:checks.py:ok")
+    for args, what in ((["--out", "d.json"], "the dataset"),
+                       (["--junit", "checks.py"], f"the check file {here / 'checks.py'}")):
+        code, err = cli(capsys, monkeypatch, "score", "--resume", run, "--quiet", *args)
+        assert (code, err.split(": writing")[0]) == (2, f"error: {args[0]} {args[1]} is {what}")
+    assert (here / "d.json").read_bytes() == SAMPLE.read_bytes()
+    assert (here / "checks.py").read_text("utf-8") == check
+    (here / "agent.py").write_text("def answer(item):\n    return 'x'\n", "utf-8")
+    (here / "s.yaml").write_text("dataset: d.json\ntargets: [{name: a, type: python, "
+                                 "function: 'agent:answer'}]\nevaluators: [finance-rubric]\n",
+                                 "utf-8")
+    code, err = cli(capsys, monkeypatch, "run", "s.yaml", "--junit", "agent.py")
+    assert (code, err.split(": writing")[0]) == (
+        2, "error: --junit agent.py is the module of target 'a'")

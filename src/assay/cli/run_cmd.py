@@ -15,7 +15,8 @@ from assay.core.outputs import refuse_inputs
 from assay.runner.execute import RunResult, run_experiment
 from assay.runner.overrides import Overrides
 from assay.runner.pipeline import Progress
-from assay.runner.spec import ExperimentSpec, load_spec
+from assay.runner.resume import prior_spec
+from assay.runner.spec import ExperimentSpec, load_spec, read_files
 from assay.store import lease, repo
 from assay.store.db import Engine, open_engine, redact, resolve_url, store_file
 
@@ -42,8 +43,8 @@ def run_spec(*, spec: Path | None, resume: str | None, limit: int | None,
     if ci is not None:  # before anything runs: a CI file never overwrites what the run reads
         refuse_inputs(ci.junit, "--junit", {
             "the spec": spec, "the store": store_file(db),
-            "the dataset": loaded.dataset.path if loaded and loaded.dataset.name is None
-            else None})
+            **read_files(loaded if loaded is not None else prior_spec(engine, str(resume))),
+            "the models file (--models)": models_file})
     overrides = Overrides(limit, concurrency, targets, evaluators, executor=executor,
                           max_cost=max_cost if resume is None else None)
     return _execute(engine, loaded, overrides, resume, use_cache, models_file, db, quiet, ci,

@@ -19,7 +19,9 @@ from assay.core.tally import Summary, Tally
 from assay.datasets.loader import parse_field_map
 from assay.runner.evaluator_entries import cli_entries
 from assay.runner.pipeline import Progress
+from assay.runner.resume import prior_spec
 from assay.runner.score import score, score_spec
+from assay.runner.spec import read_files
 from assay.store.db import open_engine, redact, resolve_url, store_file
 
 from .ci_cmd import finish_run
@@ -77,6 +79,11 @@ def run_score(*, dataset: Path | None, responses: Path | None, evaluators: list[
         raise ConfigError("--resume continues a run as it was started: give no DATASET, "
                           "--arg or --executor")
     engine = open_engine(db)
+    # every file the run reads, the resumed run's too (its spec from the store)
+    read = {**read_files(spec if spec is not None else prior_spec(engine, str(resume))),
+            "the models file (--models)": models_file}
+    refuse_inputs(out, "--out", read)
+    refuse_inputs(ci.junit if ci else None, "--junit", read)
     with Bar(TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
              console=Console(stderr=True), disable=quiet, transient=True) as bar:
         task = bar.add_task("score", total=None)

@@ -283,3 +283,24 @@ def _resolve(spec_path: Path, value: str) -> Path:
     """Paths in a spec are relative to the spec's folder, so a spec runs from anywhere."""
     p = Path(value)
     return p if p.is_absolute() else spec_path.parent / p
+
+
+def read_files(spec: ExperimentSpec) -> dict[str, Path | None]:
+    """The files a run of `spec` reads, by what they are — an output naming one is refused
+    (core/outputs.py): the spec, the dataset file, recorded answers, checks' .py files and
+    Python targets' modules (as `module:function` finds them beside the spec)."""
+    files: dict[str, Path | None] = {"the spec": spec.path if spec.path.is_file() else None}
+    if spec.dataset.name is None:
+        files["the dataset"] = spec.dataset.path
+    for t in spec.targets:
+        ref = t.options.get("function")
+        if t.type == "recorded" and isinstance(t.options.get("file"), str):
+            files[f"the recorded answers of target '{t.name}'"] = Path(t.options["file"])
+        elif t.type == "python" and isinstance(ref, str) and ":" in ref:
+            module = spec.base / Path(*ref.partition(":")[0].split("."))
+            for i, candidate in enumerate((module.with_suffix(".py"), module / "__init__.py")):
+                files[f"the module of target '{t.name}'" + " (package)" * i] = candidate
+    for e in spec.evaluators:
+        if e.name == "python" and isinstance(e.args.get("path"), str):
+            files[f"the check file {e.args['path']}"] = Path(e.args["path"])
+    return files

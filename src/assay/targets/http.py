@@ -20,6 +20,7 @@ import orjson
 
 from assay.core import secrets
 from assay.core.errors import ConfigError
+from assay.core.numbers import token_counts
 from assay.core.render import SINGLE, render
 from assay.core.types import Answer, Item
 
@@ -172,7 +173,7 @@ class HttpTarget:
         value = found[0].value
         usage = data.get("usage") if isinstance(data, dict) else None
         return Answer(value if isinstance(value, str) else orjson.dumps(value).decode(),
-                      extras, {k: v for k, v in (usage or {}).items() if isinstance(v, int)},
+                      extras, token_counts(usage),
                       latency, data, None)
 
     async def close(self) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 
 from assay.core.calls import FAILURES, failure_text, in_daemon_thread, in_user_coroutine
 from assay.core.errors import ConfigError
+from assay.core.numbers import token_counts
 from assay.core.types import Answer, Item
 
 from .base import TargetContext
@@ -76,7 +77,7 @@ class PythonTarget:
             meta = out.get("metadata") or {}
             usage = meta.get("usage") if isinstance(meta, dict) else None
             return Answer(out.get("text"), {"metadata": meta},
-                          {k: v for k, v in (usage or {}).items() if isinstance(v, int)},
+                          token_counts(usage),
                           latency)
         return Answer(None, {}, {}, latency, None,
                       f"{self.ref} returned {type(out).__name__}; expected text or "

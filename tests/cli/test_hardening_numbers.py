@@ -127,3 +127,24 @@ def test_watch_spec_limits(tmp_path: Path, line: str, message: str) -> None:
     with pytest.raises(ConfigError) as err:
         load_watch_spec(p)
     assert str(err.value) == f"{tmp_path}/{message}"
+
+
+@pytest.mark.parametrize("value, shown", [("-1", "-1"), ("0", "0"), (".nan", "nan"),
+                                          (".inf", "inf")])
+@pytest.mark.parametrize("target", ["{name: c, type: command, command: 'true'",
+                                    "{name: c, type: http, url: 'http://127.0.0.1:9/'"])
+def test_a_targets_own_timeout_s_is_a_finite_number_above_0(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        value: str, shown: str, target: str) -> None:
+    """M8 (review of issue 27): ≤ 0 hung the run forever, NaN timed out every item."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ASSAY_DB", raising=False)
+    (tmp_path / "d.jsonl").write_text('{"id": "a", "prompt": "q"}\n', "utf-8")
+    (tmp_path / "s.yaml").write_text(
+        "dataset: {path: d.jsonl, id_field: id}\n"
+        f"targets: [{target}, timeout_s: {value}}}]\nevaluators: [{{python: c.py:ok}}]\n",
+        "utf-8")
+    (tmp_path / "c.py").write_text("def ok(item, answer):\n    return True\n", "utf-8")
+    code, err = cli(capsys, monkeypatch, "run", "s.yaml", "--quiet")
+    assert code == 2 and err.endswith(
+        f"target 'c': timeout_s must be a finite number > 0, not {shown}"), err

@@ -24,7 +24,7 @@ from assay.core.numbers import token_counts
 from assay.core.render import SINGLE, render
 from assay.core.types import Answer, Item
 
-from .base import TargetContext, mapping_option
+from .base import TargetContext, mapping_option, timeout_option
 from .boundary import settled
 from .trajectory import read as read_tool_calls
 
@@ -191,4 +191,4 @@ def build(ctx: TargetContext, *, name: str, url: str, method: str = "POST",
                       body=body, answer_path=str(answer_path),
                       extras={str(k): str(v) for k, v in
                               mapping_option(extras, "extras", name).items()},
-                      timeout_s=float(timeout_s), tool_calls=str(tool_calls))
+                      timeout_s=timeout_option(timeout_s, name), tool_calls=str(tool_calls))

@@ -123,3 +123,18 @@ def test_an_open_bind_needs_a_token(tmp_path: Path, db_url: str) -> None:
     w = Watching(db_url, spec, token="s3cret-token").start()  # with one, it listens
     assert w.port > 0
     w.stop()
+
+
+def test_a_body_of_many_empty_gzip_members_is_refused_at_once() -> None:
+    """M11 (review of issue 27): each member re-copied the rest of the body, so 200,000 empty
+    members (4 MB) took 10 s of CPU in a worker thread; the member count is now bounded."""
+    import time
+
+    from assay.online.inflate import MAX_MEMBERS
+
+    one = gzip.compress(b"x")
+    assert inflate_capped(one * MAX_MEMBERS, 10_000) == b"x" * MAX_MEMBERS
+    started = time.process_time()
+    with pytest.raises(NotGzip, match=f"more than {MAX_MEMBERS} gzip members"):
+        inflate_capped(gzip.compress(b"") * 200_000, 32 * 1024 * 1024)
+    assert time.process_time() - started < 0.5

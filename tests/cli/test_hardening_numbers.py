@@ -77,6 +77,8 @@ def test_run_refuses_a_nan_fail_under(tmp_path: Path, capsys: pytest.CaptureFixt
     ("budget: {usd: -5}", "s.yaml:4: budget.usd: must be a finite number > 0, not -5 "
                           "(US dollars)"),
     ("timeout_s: .nan", "s.yaml:4: timeout_s: must be a finite number > 0, not nan (seconds)"),
+    # L4 (review of issue 27): 10^12 repeats crashed the interpreter or hung
+    ("repeats: 1000000000000", "s.yaml:4: repeats: must be a whole number ≥ 1 and ≤ 10,000"),
 ])
 def test_spec_money_and_timeouts(tmp_path: Path, line: str, message: str) -> None:
     spec = tmp_path / "s.yaml"
@@ -119,6 +121,9 @@ def test_models_add_refuses_a_negative_price(tmp_path: Path, capsys: pytest.Capt
     ("orphan_s: -1", "w.yaml:4: orphan_s: must be a finite number ≥ 0 and ≤ 86400, not -1"),
     ("queue: 100000000000", "w.yaml:4: queue: must be a finite whole number ≥ 1 and ≤ 1e+06, "
                             "not 1e+11"),
+    # L3 (review of issue 27): one task per worker, 10^8 of them a MemoryError
+    ("concurrency: 100000000", "w.yaml:4: concurrency: must be 'auto' or a whole number from 1 "
+                               "to 10,000"),
 ])
 def test_watch_spec_limits(tmp_path: Path, line: str, message: str) -> None:
     p = tmp_path / "w.yaml"

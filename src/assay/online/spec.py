@@ -31,6 +31,7 @@ KEYS = {"name", "source", "sample", "seed", "filter", "evaluators", "ground_trut
         "description", "tags", "max_trace_mb", "max_pending_mb"}
 RUBRIC_KEYS = {"required", "precision"}
 DAY_S = 86_400.0  # a trace waits at most this long to complete
+MAX_CONCURRENCY = 10_000  # one task per worker: 10^8 of them was a MemoryError
 MAX_QUEUE = 1_000_000  # traces waiting at most; 10 × it may wait to complete (assemble.py)
 # bytes as sent (protobuf); held in memory as Python objects they take a few times that
 TRACE_MB = 8.0  # one trace (an agent's long session with whole prompts fits many times over)
@@ -143,8 +144,10 @@ def parse_watch_spec(data: dict[str, Any], path: Path, text: str | None = None) 
         raise fail(f"must be at least max_trace_mb ({numbers['max_trace_mb']:g}): one trace "
                    "of that size must fit", "max_pending_mb")
     conc = data.get("concurrency", "auto")
-    if conc != "auto" and (isinstance(conc, bool) or not isinstance(conc, int) or conc < 1):
-        raise fail("must be 'auto' or a whole number ≥ 1", "concurrency")
+    if conc != "auto" and (isinstance(conc, bool) or not isinstance(conc, int) or conc < 1
+                           or conc > MAX_CONCURRENCY):
+        raise fail(f"must be 'auto' or a whole number from 1 to {MAX_CONCURRENCY:,}",
+                   "concurrency")
     jury = data.get("jury")
     if jury is not None and jury not in ("majority", "mean"):
         raise fail(f"unknown jury method '{jury}' (use majority or mean)", "jury")

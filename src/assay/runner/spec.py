@@ -35,6 +35,8 @@ from .executor_spec import ExecutorSpec, parse_executor
 __all__ = ["TARGET_KEYS", "DatasetSpec", "EvaluatorSpec", "ExperimentSpec", "TargetSpec",
            "load_spec", "parse_spec"]
 
+# samples are items × repeats, each a task and rows: 10^12 repeats crashed the interpreter
+MAX_REPEATS = 10_000
 TOP_KEYS = {"name", "dataset", "targets", "target", "evaluators", "concurrency", "repeats",
             "ground_truth", "tags", "timeout_s", "group_by", "seed", "description", "otlp",
             "truth", "commit", "jury", "judge_model", "executor", "budget"}
@@ -224,10 +226,12 @@ def parse_spec(data: dict[str, Any], path: Path, lines: KeyLines | None = None) 
         except EntryError as exc:
             raise fail(str(exc), "evaluators", i, *exc.keys) from None
 
-    def whole(key: str, default: int, low: int) -> int:
+    def whole(key: str, default: int, low: int, high: int | None = None) -> int:
         value = data.get(key, default)
-        if not isinstance(value, int) or isinstance(value, bool) or value < low:
-            raise fail(f"must be a whole number ≥ {low}", key)
+        if not isinstance(value, int) or isinstance(value, bool) or value < low \
+                or (high is not None and value > high):
+            raise fail(f"must be a whole number ≥ {low}"
+                       + (f" and ≤ {high:,}" if high is not None else ""), key)
         return value
 
     mode, truth = truth_settings(data, path.parent, fail)
@@ -255,7 +259,7 @@ def parse_spec(data: dict[str, Any], path: Path, lines: KeyLines | None = None) 
         path=path, name=str(data.get("name") or path.stem), dataset=dataset, targets=targets,
         evaluators=evaluators,
         concurrency=0 if data.get("concurrency") == "auto" else whole("concurrency", 8, 1),
-        repeats=whole("repeats", 1, 1), ground_truth=mode, truth=dict(truth),
+        repeats=whole("repeats", 1, 1, MAX_REPEATS), ground_truth=mode, truth=dict(truth),
         tags=[str(t) for t in tags],
         timeout_s=float(timeout) if timeout is not None else None,
         group_by=str(data.get("group_by", "label")),

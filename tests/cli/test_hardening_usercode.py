@@ -194,3 +194,27 @@ def test_a_real_ctrl_c_still_stops_a_run_of_an_async_target_resumably(tmp_path: 
     assert proc.returncode == 130, err
     assert db_rows(tmp_path, "SELECT status FROM runs") == [("interrupted",)]
     assert not db_rows(tmp_path, "SELECT error FROM answers WHERE error IS NOT NULL")
+
+
+def test_a_module_or_check_file_that_fails_at_import_is_one_line(project: Path) -> None:
+    """L9, M5 (review of issue 27): a target module with a syntax error was a traceback;
+    sys.exit(0) while a target module or a check file imports ended with exit 0 and nothing."""
+    (project / "broken.py").write_text("def answer(item:\n", "utf-8")
+    (project / "exits.py").write_text("import sys\nsys.exit(0)\ndef answer(item):\n"
+                                      "    return 'x'\n", "utf-8")
+    (project / "chk_exit.py").write_text("import sys\nsys.exit(0)\ndef ok(item, answer):\n"
+                                         "    return True\n", "utf-8")
+    for module, message in (("broken", "importing module 'broken' failed: SyntaxError: "),
+                            ("exits", "importing module 'exits' failed: called sys.exit(0)")):
+        (project / "t.yaml").write_text(
+            "dataset: {path: items.jsonl, id_field: id}\n"
+            f"targets: [{{name: fn, type: python, function: '{module}:answer'}}]\n"
+            "evaluators: [finance-rubric]\n", "utf-8")
+        r = run("run", "t.yaml", "--quiet", cwd=project, timeout=60)
+        assert r.returncode == 2, r.stderr
+        assert message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    r = run("run", spec(project, "fine", '[{python: "chk_exit.py:ok"}]'), "--quiet",
+            cwd=project, timeout=60)
+    assert r.returncode == 2, r.stderr
+    assert "importing the file failed: called sys.exit(0) (line 2)" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1

@@ -36,6 +36,10 @@ def load_function(ref: str, where: str, search: Path | None = None) -> Callable[
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise ConfigError(f"{where}: cannot import module '{module_name}': {exc}") from None
+    except FAILURES as exc:  # a SyntaxError, an error or sys.exit() while it imports
+        line = f" (line {exc.lineno})" if isinstance(exc, SyntaxError) and exc.lineno else ""
+        raise ConfigError(f"{where}: importing module '{module_name}' failed: "
+                          f"{failure_text(exc)}{line}") from None
     fn = getattr(module, attr, None)
     if not callable(fn):
         raise ConfigError(f"{where}: module '{module_name}' has no function '{attr}'")

@@ -21,7 +21,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from assay.core.calls import FAILURES, UserExit, in_daemon_thread, in_user_coroutine
+from assay.core.calls import FAILURES, UserExit, failure_text, in_daemon_thread, in_user_coroutine
 from assay.core.errors import ConfigError
 from assay.core.text import safe_text, safe_value
 from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
@@ -70,9 +70,11 @@ def _load(path: Path, function: str) -> tuple[Any, str]:
             sys.path.insert(0, folder)
         try:
             exec(code, module.__dict__)
-        except Exception as exc:
-            raise ConfigError(f"{where}: importing the file failed: {type(exc).__name__}: "
-                              f"{exc}{_line_in(exc, path)}") from None
+        except FAILURES as exc:  # sys.exit() at import too: exit 0 and nothing run before
+            what = failure_text(exc) if isinstance(exc, SystemExit) else \
+                f"{type(exc).__name__}: {exc}"
+            raise ConfigError(f"{where}: importing the file failed: {what}"
+                              f"{_line_in(exc, path)}") from None
         finally:
             if added:
                 sys.path.remove(folder)

@@ -35,3 +35,13 @@ def test_a_field_past_the_limit_is_one_line(tmp_path: Path,
                                          "field limit (1000)")
     finally:
         csv.field_size_limit(previous)
+
+
+def test_a_quote_never_closed_is_one_line_not_the_rest_of_the_file_swallowed(
+        tmp_path: Path) -> None:
+    """L10 (review of issue 27): item 2 vanished into item 1's field, 1 item scored, exit 0."""
+    p = tmp_path / "d.csv"
+    p.write_text('id,prompt,response\n1,q,"never closed\n2,q,x\n', "utf-8")
+    with pytest.raises(DataError) as err:
+        load_dataset(p, id_field="id")
+    assert str(err.value) == f"{p}:2: not readable as CSV: unexpected end of data"  # its row

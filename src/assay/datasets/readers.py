@@ -92,7 +92,9 @@ def read_csv(path: Path) -> Iterator[Row]:
     if csv.field_size_limit() < CSV_FIELD_LIMIT:
         csv.field_size_limit(CSV_FIELD_LIMIT)
     with path.open(encoding="utf-8-sig", newline="") as fh:
-        reader = csv.DictReader(fh)
+        # strict: a quote never closed is "unexpected end of data", not the rest of the file
+        # swallowed into one field (its items silently lost)
+        reader = csv.DictReader(fh, strict=True)
         try:
             if reader.fieldnames is None:
                 return

@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 
+from assay.core import secrets
 from assay.core.errors import ConfigError
 from assay.store.db import open_engine
 
@@ -23,12 +24,13 @@ def run_watch(spec_path: Path, *, db: str | None, models_file: Path | None,
 
     spec = load_watch_spec(spec_path)
     token = os.environ.get(TOKEN_VARIABLE) or None  # never stored: only its variable is named
+    secrets.remember(token, TOKEN_VARIABLE)  # an agent's trace echoing it is stored masked
     engine = open_engine(db)
 
     def ready(run_id: str, port: int, resumed: bool) -> None:
         what = "resumed" if resumed else "started"
         # one plain line, flushed: scripts read the port from it (source.otlp may say port 0)
-        print(f"online run {run_id} {what}: OTLP/HTTP on http://{spec.host}:{port}/v1/traces "
+        print(f"online run {run_id} {what}: OTLP/HTTP on http://{spec.host}:{port}/v1/traces"
               + (" (token required)" if token else "") + " (Ctrl-C stops)", file=sys.stderr,
               flush=True)
 

@@ -45,3 +45,22 @@ def test_a_quote_never_closed_is_one_line_not_the_rest_of_the_file_swallowed(
     with pytest.raises(DataError) as err:
         load_dataset(p, id_field="id")
     assert str(err.value) == f"{p}:2: not readable as CSV: unexpected end of data"  # its row
+
+
+def test_a_key_given_twice_in_json_lines_or_json_is_one_line(tmp_path: Path) -> None:
+    """L11 (review of issue 27): the last of two `ground_truth` keys silently won."""
+    p = tmp_path / "d.jsonl"
+    p.write_text('{"id": "a", "prompt": "q"}\n'
+                 '{"id": "b", "prompt": "q", "x": {"k": 1, "k": 2}}\n', "utf-8")
+    with pytest.raises(DataError) as err:
+        load_dataset(p, id_field="id")
+    assert str(err.value) == f"{p}:2: key 'k' given twice (JSON keeps only the last): remove one"
+    j = tmp_path / "d.json"
+    j.write_text('[{"id": "a", "prompt": "q", "prompt": "r"}]', "utf-8")
+    with pytest.raises(DataError) as err:
+        load_dataset(j, id_field="id")
+    assert str(err.value).startswith(f"{j}: key 'prompt' given twice in one object")
+    ok = tmp_path / "ok.jsonl"  # a quote and a colon inside a value are no key
+    ok.write_text('{"id": "a", "prompt" : "q", "gt": "{\\"x\\": 1}", "n": [{"id": 1}]}\n',
+                  "utf-8")
+    assert [it.fields["gt"] for it in load_dataset(ok, id_field="id").items] == ['{"x": 1}']

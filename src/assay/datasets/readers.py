@@ -22,6 +22,36 @@ from assay.core.text import safe_text, safe_value
 
 Row = tuple[dict[str, Any], int]
 
+# A key's closing quote and its colon (a quote inside a string is always escaped, `\"`).
+# Counting them is cheap; only when the count differs from the keys parsed (`"a" : 1`, a key
+# ending in a backslash, or a duplicate) is the text parsed again to name a duplicate, which
+# the JSON parsers otherwise drop silently (the last one wins).
+
+
+def _keys(value: Any) -> int:
+    if isinstance(value, dict):
+        return len(value) + sum(_keys(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(_keys(v) for v in value)
+    return 0
+
+
+def duplicate_key(raw: bytes, data: Any) -> str | None:
+    """A key given twice in one object of the JSON text `raw` (parsed as `data`), or None."""
+    if raw.count(b'":') - raw.count(b'\\":') == _keys(data):
+        return None
+    found: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: set[str] = set()
+        for key, _ in items:
+            if key in seen and not found:
+                found.append(key)
+            seen.add(key)
+        return dict(items)
+    json.loads(raw, object_pairs_hook=pairs)
+    return found[0] if found else None
+
 
 def _json_error(path: Path, text: str, exc: json.JSONDecodeError, base_line: int = 0) -> DataError:
     return DataError(f"invalid JSON: {exc.msg} (column {exc.colno})", path=str(path),
@@ -45,6 +75,10 @@ def read_json(path: Path) -> Iterator[Row]:
         except json.JSONDecodeError as exc:
             raise _json_error(path, text, exc) from None
         clean = False
+    duplicate = duplicate_key(raw, data)
+    if duplicate is not None:
+        raise DataError(f"key '{duplicate[:80]}' given twice in one object (JSON keeps only "
+                        "the last): remove one", path=str(path))
     if isinstance(data, dict):
         # {"data": [...]} / {"items": [...]} wrappers, or one item on its own.
         for key in ("data", "items", "examples", "rows"):
@@ -80,6 +114,10 @@ def read_jsonl(path: Path) -> Iterator[Row]:
             if not isinstance(row, dict):
                 raise DataError(f"line is a {type(row).__name__}, not an object",
                                 path=str(path), line=lineno)
+            duplicate = duplicate_key(line.encode("utf-8"), row)
+            if duplicate is not None:
+                raise DataError(f"key '{duplicate[:80]}' given twice (JSON keeps only the "
+                                "last): remove one", path=str(path), line=lineno)
             yield row, lineno
 
 

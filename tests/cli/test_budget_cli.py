@@ -178,13 +178,14 @@ def test_max_cost_flag_and_unpriced_model(project: Path, openai_server: OpenAISe
         "--replace)"]
     # a budget of nothing, or less, is a mistake
     r = run("run", "free.yaml", "--max-cost", "0", cwd=project)
-    assert r.returncode == 2 and "--max-cost must be more than 0" in r.stderr
+    assert r.returncode == 2 and "--max-cost (US dollars) must be a finite number > 0, not 0" \
+        in r.stderr
     bad = spec.replace("budget: {usd: 0.13}", "budget: {usd: -1}")
     (project / "bad.yaml").write_text(bad, "utf-8")
     r = run("run", "bad.yaml", cwd=project)
     assert r.returncode == 2
-    assert r.stderr.strip() == "error: bad.yaml:8: budget.usd: must be a positive amount of " \
-        "US dollars"
+    assert r.stderr.strip() == "error: bad.yaml:8: budget.usd: must be a finite number > 0, " \
+        "not -1 (US dollars)"
 
 
 def test_score_with_max_cost_stops_the_judges_and_resumes(

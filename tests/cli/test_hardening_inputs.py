@@ -140,3 +140,43 @@ def test_the_csv_export_never_writes_a_formula(tmp_path: Path) -> None:
         got = {row["item_id"]: row["answer"] for row in csv.DictReader(fh)}
     assert [got[f"p{i}"] for i in range(len(answers))] == [
         "'" + a for a in answers[:5]] + ["最新价1455.00元"]
+
+
+# ---- review of issue 27: identifiers and NULs at one boundary (H4, L8, M9) ----------------
+
+def test_an_item_id_over_255_characters_is_one_line_before_the_run(tmp_path: Path) -> None:
+    """L8: PostgreSQL's varchar(255) ended `score` mid-run with a traceback; SQLite took it."""
+    write_jsonl(tmp_path / "d.jsonl", [{**ROW, "prompt_id": "x" * 256}])
+    r = run("score", "d.jsonl", "--quiet", cwd=tmp_path)
+    assert r.returncode == 3  # a data error
+    assert "item id 'xxxxx" in one_line(r) and "is over 255 characters" in one_line(r)
+
+
+@pytest.mark.parametrize("spec, field", [
+    ("name: n\ndescription: \"d\\0\"\n", "description"),
+    ("name: \"n\\0\"\n", "name"),
+    ("name: n\nevaluators: [{python: chk.py:ok, args: {a: \"\\0\"}}]\n", "evaluators[0].args.a"),
+])
+def test_a_nul_in_a_run_spec_is_refused_in_one_line(tmp_path: Path, spec: str,
+                                                    field: str) -> None:
+    """M9: a NUL in a spec's name, description or check args was a SQL traceback on
+    PostgreSQL (stored raw on SQLite)."""
+    write_jsonl(tmp_path / "d.jsonl", [ROW])
+    (tmp_path / "chk.py").write_text("def ok(item, answer, **kw):\n    return True\n", "utf-8")
+    (tmp_path / "s.yaml").write_text(
+        spec + ("" if "evaluators" in spec else "evaluators: [finance-rubric]\n")
+        + "dataset: d.jsonl\ntargets: [{name: r, type: recorded}]\n", "utf-8")
+    r = run("run", "s.yaml", "--quiet", cwd=tmp_path)
+    assert r.returncode == 2
+    line = one_line(r)
+    assert "holds a NUL character (\\0), which no store keeps: remove it" in line, line
+    assert line.startswith("error: s.yaml:") and f": {field}: " in line, line
+
+
+def test_a_nul_in_a_watch_spec_is_refused_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / "w.yaml").write_text('name: "w\\0"\nsource: {otlp: "127.0.0.1:0"}\n'
+                                     "evaluators: [finance-rubric]\n", "utf-8")
+    r = run("watch", "w.yaml", cwd=tmp_path)
+    assert r.returncode == 2
+    assert one_line(r).endswith("name: holds a NUL character (\\0), which no store keeps: "
+                                "remove it")

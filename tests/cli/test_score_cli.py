@@ -119,7 +119,7 @@ def test_usage_and_data_errors_are_one_line_with_exit_codes(tmp_path: Path) -> N
 
     r = assay("score", str(SAMPLE), "--out", str(tmp_path), cwd=tmp_path)
     assert r.returncode == 2
-    assert r.stderr.strip() == f"error: cannot write --out {tmp_path}: Is a directory"
+    assert r.stderr.strip() == f"error: --out {tmp_path} is a folder: name a file to write"
 
     noanswer = tmp_path / "n.jsonl"
     noanswer.write_text('{"prompt": "p", "response_reference": "r", "ground_truth": "{}"}\n',

@@ -83,3 +83,22 @@ def test_a_200_without_any_body_is_malformed_in_both_modes(
     c = chat(openai_server, stream=stream)
     assert c.text is None and c.error is not None
     assert c.error.startswith("gave up after 3 attempts: malformed: empty")
+
+
+def test_a_negative_or_boolean_token_count_from_a_provider_is_dropped(
+        openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """M7 (review of issue 27): prompt_tokens -100000000 made a cost of about -$100k that
+    opened any budget; a negative (or boolean) count is unknown, never a negative cost."""
+    import tests.openai_server as fake
+
+    real = fake._payload
+
+    def payload(body: dict[str, Any], text: str) -> dict[str, Any]:
+        return {**real(body, text), "usage": {"prompt_tokens": -100_000_000,
+                                              "completion_tokens": 7, "total_tokens": True}}
+    monkeypatch.setattr(fake, "_payload", payload)
+    c = chat(openai_server, price_in_per_mtok=1000.0, price_out_per_mtok=1000.0)
+    assert c.error is None and c.usage == {"completion_tokens": 7}
+    cost = ModelConfig(name="t", base_url="http://x", model="m", price_in_per_mtok=1000.0,
+                       price_out_per_mtok=1000.0).cost(c.usage)
+    assert cost == 7 * 1000.0 / 1e6

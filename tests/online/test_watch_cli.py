@@ -62,3 +62,34 @@ evaluators: [finance-rubric]
         assert f"run '{run_id}' is an online run (assay watch): restart `assay watch SPEC`" \
             in r.stderr and "Traceback" not in r.stderr
     assert db.execute("SELECT count(*) FROM results").fetchone() == (1,)
+
+
+def test_the_watch_token_is_masked_where_a_trace_echoes_it(tmp_path: Path) -> None:
+    """L12 (review of issue 27): the ready line had a double space without a token, and the
+    receiver's token, echoed in an agent's trace, was stored and shown as sent."""
+    from tests.online.otlp_send import post, request
+
+    token = "watch-canary-5f0c2e9a71"
+    (tmp_path / "watch.yaml").write_text('name: tok\nsource: {otlp: "127.0.0.1:0"}\n'
+                                         "quiet_s: 0.1\nevaluators: [finance-rubric]\n",
+                                         "utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in ("ASSAY_DB", "ASSAY_MODELS")}
+    p = subprocess.Popen([ASSAY, "watch", "watch.yaml"], cwd=tmp_path, text=True,
+                         env={**env, "ASSAY_WATCH_TOKEN": token},
+                         stderr=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert p.stderr is not None
+    line = p.stderr.readline()
+    assert line.rstrip().endswith("/v1/traces (token required) (Ctrl-C stops)"), line
+    endpoint = line.split(" on ")[1].split()[0]
+    body = request(agent_trace("q1", f"1455.00元 {token}")).SerializeToString()
+    assert post(endpoint, body, Authorization=f"Bearer {token}")[0] == 200
+    assert wait_for_results(tmp_path / ".assay" / "assay.db", 1) == 1
+    p.send_signal(signal.SIGINT)
+    p.communicate(timeout=60)
+    db = sqlite3.connect(tmp_path / ".assay" / "assay.db")
+    (text,) = db.execute("SELECT text FROM answers").fetchone()
+    assert token not in text and "[secret $ASSAY_WATCH_TOKEN]" in text, text
+    p, line = start(tmp_path)  # without a token: one space before the parenthesis
+    p.send_signal(signal.SIGINT)
+    p.communicate(timeout=60)
+    assert line.rstrip().endswith("/v1/traces (Ctrl-C stops)"), line

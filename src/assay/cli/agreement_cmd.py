@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from assay.core.errors import ConfigError
 from assay.report.agreement import agreement
 from assay.store import repo
 from assay.store.db import open_engine
+
+from .terminal import escape
 
 
 def show_agreement(run_id: str, evaluators: list[str] | None, show: int,

@@ -86,8 +86,9 @@ def run_calibrate(run_id: str, judge: str, rubric: str, show: int, as_json: bool
 
 
 def _print(cal: Calibration, show: int) -> None:
-    from rich.markup import escape
     from rich.table import Table
+
+    from .terminal import escape
 
     c = _console()
     c.print(f"[bold]{escape(cal.judge)}[/] against [bold]{escape(cal.rubric)}[/] in run "

@@ -8,12 +8,13 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from rich.console import Console
-from rich.markup import escape
 
 from assay.core.tally import Tally
 from assay.report.compare import Pairing
 from assay.report.gate import Verdict
 from assay.store.db import Engine
+
+from .terminal import escape
 
 
 def _github(markdown: str, errors: list[tuple[str, str]], run_id: str | None = None) -> None:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from assay.core.costs import CostSheet
+
+from .terminal import escape
 
 
 def usd(value: float | None) -> str:

@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from assay.datasets.loader import parse_field_map
 from assay.datasets.named import add_named, parse_ref
 from assay.store import dataset_names as names
 from assay.store.db import open_engine
+
+from .terminal import escape
 
 
 def _console() -> Console:

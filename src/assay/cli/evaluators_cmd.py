@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from assay.core.errors import ConfigError
 from assay.core.registry import Registry
+
+from .terminal import escape
 
 
 def _console() -> Console:

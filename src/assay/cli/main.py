@@ -577,12 +577,13 @@ def models_remove(name: str, models: ModelsFile = None) -> None:
 
 
 def _error_line(exc: BaseException) -> str:
-    """One line for an error: any secret Assay sent is masked, and text no terminal encoding
-    can hold is replaced (assay.core.secrets, assay.core.text)."""
+    """One line for an error: any secret Assay sent is masked, text no terminal encoding can
+    hold is replaced and control characters (a file's or an answer's, quoted in the message)
+    are shown as escapes, not run (assay.core.secrets, assay.core.text)."""
     from assay.core import secrets
-    from assay.core.text import safe_text
+    from assay.core.text import printable, safe_text
 
-    return safe_text(secrets.mask(f"error: {exc}"))[0]
+    return printable(safe_text(secrets.mask(f"error: {exc}"))[0])
 
 
 def main() -> None:

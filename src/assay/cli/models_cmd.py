@@ -8,7 +8,6 @@ from typing import Any
 
 import yaml
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from assay.core.errors import ConfigError
@@ -21,6 +20,8 @@ from assay.models.config import (
     save_models,
     validate,
 )
+
+from .terminal import escape
 
 
 def _params(specs: list[str]) -> dict[str, Any]:

@@ -6,11 +6,12 @@ import asyncio
 from pathlib import Path
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from assay.runner.replay import replay_run
 from assay.store.db import open_engine
+
+from .terminal import escape
 
 
 def replay(run_id: str, *, fresh: bool, models_file: Path | None, db: str | None,

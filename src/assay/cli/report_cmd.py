@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from assay.core.errors import ConfigError
+from assay.core.outputs import refuse_inputs
 from assay.core.tally import Tally as Agg
 from assay.report.aggregate import aggregate
 from assay.report.compare import compare_runs
@@ -19,7 +19,9 @@ from assay.report.gate import check_options
 from assay.report.provenance import dataset_warnings
 from assay.store import repo
 from assay.store.costs import run_cost_sheet
-from assay.store.db import open_engine
+from assay.store.db import open_engine, store_file
+
+from .terminal import escape
 
 
 def _console() -> Console:
@@ -69,6 +71,7 @@ def compare(run_ids: list[str], *, evaluators: list[str], targets: list[str], db
 
     gate = gate or CompareGate()
     check_options(gate.alpha, gate.min_paired, gate.resamples)
+    refuse_inputs(gate.junit, "--junit", {"the store": store_file(db)})
     engine = open_engine(db)
     if targets and len(targets) != len(run_ids):
         raise ConfigError("--target is given once per run, in the same order")
@@ -172,6 +175,7 @@ def review(run_id: str, item_id: str | None, *, evaluator: str | None, score: st
 
 
 def export(run_id: str, fmt: str, out: Path, db: str | None) -> int:
+    refuse_inputs(out, "--out", {"the store": store_file(db)})
     n = export_run(open_engine(db), run_id, fmt, out)
     Console(stderr=True).print(f"{n} row(s) written to {out}")
     return 0
@@ -181,6 +185,7 @@ def report(run_id: str, compare_with: list[str], out: Path, db: str | None, by: 
            limit: int) -> int:
     from assay.report.html import write_report
 
+    refuse_inputs(out, "--out", {"the store": store_file(db)})
     n = write_report(open_engine(db), run_id, compare_with, out, by=by, limit=limit)
     Console(stderr=True).print(f"report written to {out} ({n:,} bytes; opens offline)")
     return 0

@@ -11,16 +11,18 @@ from rich.live import Live
 from rich.text import Text
 
 from assay.core.errors import ConfigError
+from assay.core.outputs import refuse_inputs
 from assay.runner.execute import RunResult, run_experiment
 from assay.runner.overrides import Overrides
 from assay.runner.pipeline import Progress
-from assay.runner.spec import ExperimentSpec, load_spec
+from assay.runner.resume import prior_spec
+from assay.runner.spec import ExperimentSpec, load_spec, read_files
 from assay.store import lease, repo
-from assay.store.db import Engine, open_engine, redact, resolve_url
+from assay.store.db import Engine, open_engine, redact, resolve_url, store_file
 
 from .ci_cmd import finish_run
 from .costs_view import budget_stop_line, print_costs
-from .score_cmd import CiOutputs, _print_summary
+from .score_cmd import CiOutputs, _print_summary, check_limits
 
 
 def run_spec(*, spec: Path | None, resume: str | None, limit: int | None,
@@ -30,8 +32,7 @@ def run_spec(*, spec: Path | None, resume: str | None, limit: int | None,
              max_cost: float | None = None) -> int:
     if concurrency is not None and concurrency < 1:
         raise ConfigError("--concurrency must be at least 1")
-    if max_cost is not None and max_cost <= 0:
-        raise ConfigError("--max-cost must be more than 0 (US dollars)")
+    check_limits(max_cost, ci)
     if limit is not None and limit < 1:
         raise ConfigError("--limit must be at least 1")
     engine = open_engine(db)
@@ -39,6 +40,11 @@ def run_spec(*, spec: Path | None, resume: str | None, limit: int | None,
         raise ConfigError("--resume continues a run as it was started: it takes no --limit, "
                           "--concurrency, --target, --evaluator or --executor")
     loaded = load_spec(spec) if spec is not None else None
+    if ci is not None:  # before anything runs: a CI file never overwrites what the run reads
+        refuse_inputs(ci.junit, "--junit", {
+            "the spec": spec, "the store": store_file(db),
+            **read_files(loaded if loaded is not None else prior_spec(engine, str(resume))),
+            "the models file (--models)": models_file})
     overrides = Overrides(limit, concurrency, targets, evaluators, executor=executor,
                           max_cost=max_cost if resume is None else None)
     return _execute(engine, loaded, overrides, resume, use_cache, models_file, db, quiet, ci,

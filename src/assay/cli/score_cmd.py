@@ -13,12 +13,16 @@ from rich.progress import Progress as Bar
 from rich.table import Table
 
 from assay.core.errors import ConfigError
+from assay.core.numbers import checked
+from assay.core.outputs import refuse_inputs
 from assay.core.tally import Summary, Tally
 from assay.datasets.loader import parse_field_map
 from assay.runner.evaluator_entries import cli_entries
 from assay.runner.pipeline import Progress
+from assay.runner.resume import prior_spec
 from assay.runner.score import score, score_spec
-from assay.store.db import open_engine, redact, resolve_url
+from assay.runner.spec import read_files
+from assay.store.db import open_engine, redact, resolve_url, store_file
 
 from .ci_cmd import finish_run
 
@@ -33,6 +37,19 @@ class CiOutputs:
     fail_under: float | None = None  # `assay run`'s; `assay score` passes its own
 
 
+def check_limits(max_cost: float | None, ci: CiOutputs | None,
+                 fail_under: float | None = None) -> None:
+    """The money and thresholds `run` and `score` take: finite, in range (core/numbers.py), so
+    a NaN or a negative number never sets no limit."""
+    if max_cost is not None:
+        checked(max_cost, "--max-cost (US dollars)", above=True)
+    fail_under = fail_under if fail_under is not None else ci.fail_under if ci else None
+    if fail_under is not None:
+        checked(fail_under, "--fail-under", low=None)
+    if ci is not None and ci.junit_threshold is not None:
+        checked(ci.junit_threshold, "--junit-threshold")
+
+
 def run_score(*, dataset: Path | None, responses: Path | None, evaluators: list[str],
               out: Path | None, fields: list[str], id_field: str | None, response_field: str,
               fail_under: float | None, db: str | None, quiet: bool,
@@ -45,8 +62,11 @@ def run_score(*, dataset: Path | None, responses: Path | None, evaluators: list[
     console = Console(stderr=False)
     if not console.is_terminal:
         console = Console(stderr=False, width=160)
-    if max_cost is not None and max_cost <= 0:
-        raise ConfigError("--max-cost must be more than 0 (US dollars)")
+    check_limits(max_cost, ci, fail_under)
+    inputs = {"the dataset": dataset, "the recorded answers (--responses)": responses,
+              "the store": store_file(db)}
+    refuse_inputs(out, "--out", inputs)
+    refuse_inputs(ci.junit if ci else None, "--junit", {**inputs, "--out": out})
     spec = None
     if resume is None:
         if dataset is None:
@@ -59,6 +79,11 @@ def run_score(*, dataset: Path | None, responses: Path | None, evaluators: list[
         raise ConfigError("--resume continues a run as it was started: give no DATASET, "
                           "--arg or --executor")
     engine = open_engine(db)
+    # every file the run reads, the resumed run's too (its spec from the store)
+    read = {**read_files(spec if spec is not None else prior_spec(engine, str(resume))),
+            "the models file (--models)": models_file}
+    refuse_inputs(out, "--out", read)
+    refuse_inputs(ci.junit if ci else None, "--junit", read)
     with Bar(TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
              console=Console(stderr=True), disable=quiet, transient=True) as bar:
         task = bar.add_task("score", total=None)

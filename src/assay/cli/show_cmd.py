@@ -9,13 +9,14 @@ from datetime import datetime
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 from rich.tree import Tree
 
 from assay.core.errors import ConfigError
 from assay.store import repo
 from assay.store.db import open_engine
+
+from .terminal import escape
 
 SHORT = 600  # characters of a long prompt shown without --full
 
@@ -174,7 +175,7 @@ def show_item(run_id: str, item_id: str, db: str | None, *, full: bool = False) 
         ev = r["evidence"] or {}
         if "messages" in ev:
             for m in ev["messages"]:
-                c.print(f"  [dim]{m['role']}:[/] {_clip(m['content'], full)}")
+                c.print(f"  [dim]{escape(str(m['role']))}:[/] {_clip(m['content'], full)}")
             c.print(f"  [dim]raw reply:[/] {_clip(ev.get('reply'), full)}")
             parsed = ev.get("parsed") or {}
             c.print(f"  [dim]parsed:[/] {escape(json.dumps(parsed, ensure_ascii=False))}"
@@ -214,7 +215,7 @@ def _span_tree(spans: list[dict[str, Any]]) -> Tree:
             extra.update({k: _short(attrs.get(f"{k}.value")) for k in ("input", "output")
                           if attrs.get(f"{k}.value") is not None})
         colour = "red" if s["status"] == "error" else "green"
-        return (f"[{colour}]{s['kind']}[/] {escape(s['name'])}"
+        return (f"[{colour}]{escape(s['kind'])}[/] {escape(s['name'])}"
                 + (f" {ms:,.1f} ms" if ms is not None else "")
                 + (f" [dim]{escape(json.dumps(extra, ensure_ascii=False))}[/]" if extra else ""))
 

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from assay.core.errors import ConfigError
@@ -16,6 +15,8 @@ from assay.core.types import TruthSnapshot
 from assay.truth.base import FIELDS
 from assay.truth.registry import make_provider
 from assay.truth.routing import table_market
+
+from .terminal import escape
 
 
 def fetch(*, provider: str, instrument: str, market: str | None, tags: str | None,

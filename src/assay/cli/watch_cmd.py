@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from pathlib import Path
 
+from assay.core import secrets
 from assay.core.errors import ConfigError
 from assay.store.db import open_engine
 
@@ -18,21 +20,27 @@ def run_watch(spec_path: Path, *, db: str | None, models_file: Path | None,
     except ImportError as exc:  # the OTLP decoding and conventions packages are an extra
         raise ConfigError(f"assay watch needs the 'online' extra ({exc.name} is missing): "
                           "pip install 'assay-eval[online]'") from None
+    from assay.online.watch import TOKEN_VARIABLE
+
     spec = load_watch_spec(spec_path)
+    token = os.environ.get(TOKEN_VARIABLE) or None  # never stored: only its variable is named
+    secrets.remember(token, TOKEN_VARIABLE)  # an agent's trace echoing it is stored masked
     engine = open_engine(db)
 
     def ready(run_id: str, port: int, resumed: bool) -> None:
         what = "resumed" if resumed else "started"
         # one plain line, flushed: scripts read the port from it (source.otlp may say port 0)
-        print(f"online run {run_id} {what}: OTLP/HTTP on http://{spec.host}:{port}/v1/traces "
-              "(Ctrl-C stops)", file=sys.stderr, flush=True)
+        print(f"online run {run_id} {what}: OTLP/HTTP on http://{spec.host}:{port}/v1/traces"
+              + (" (token required)" if token else "") + " (Ctrl-C stops)", file=sys.stderr,
+              flush=True)
 
     result = asyncio.run(watch(engine, spec, models_file=models_file, use_cache=use_cache,
-                               on_ready=ready))
+                               on_ready=ready, token=token))
     c = result.counters
     print(f"stopped: {c.evaluated} evaluated, {c.unknown} unknown shape, {c.filtered_out} "
           f"filtered out, {c.sampled_out} sampled out, {c.dropped} dropped (backpressure), "
-          f"{c.dropped_waiting} dropped waiting, {c.dropped_at_stop} dropped at stop, "
+          f"{c.dropped_waiting} dropped waiting, {c.oversized} oversized, "
+          f"{c.dropped_at_stop} dropped at stop, "
           f"{c.failed} failed; restart with the same spec to resume {result.run_id}",
           file=sys.stderr, flush=True)
     return 0

@@ -55,3 +55,24 @@ def unsafe_position(text: str) -> int | None:
     """The index of the first unpaired surrogate or NUL, or None (for error messages)."""
     found = _UNSAFE.search(text)
     return found.start() if found else None
+
+
+# What a terminal acts on rather than shows: C0 controls but newline and tab (ESC starts the
+# sequences that clear the screen, set the window title, write the clipboard — OSC 52), DEL,
+# C1 controls (U+009B is a one-character CSI) and the bidirectional overrides that make text
+# read in another order than it is stored ("Trojan source").
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """`text` for a terminal: each control character shown as its escape (`\\x1b`, `\\u202e`),
+    so an answer's escape sequences are read, not run. Only for printing: stored text stays
+    exactly as it came."""
+    if text.isascii() and text.isprintable():  # the common case, in C
+        return text
+    return _CONTROL.sub(_shown, text)
+
+
+def _shown(m: re.Match[str]) -> str:
+    c = ord(m.group())
+    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"

@@ -62,3 +62,26 @@ class KeyLines:
             else:
                 break
         return found
+
+
+NUL_IN_SPEC = "holds a NUL character (\\0), which no store keeps: remove it"
+
+
+def nul_at(data: Any, keys: tuple[str | int, ...] = ()) -> tuple[str | int, ...] | None:
+    """The keys to the first text (a key or a value) in a parsed spec that holds a NUL, or
+    None: no store keeps one (PostgreSQL refuses it), so a spec is refused up front."""
+    if isinstance(data, str):
+        return keys if "\0" in data else None
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if isinstance(key, str) and "\0" in key:
+                return (*keys, key.replace("\0", "\\0"))
+            found = nul_at(value, (*keys, key if isinstance(key, str | int) else str(key)))
+            if found is not None:
+                return found
+    if isinstance(data, list | tuple):
+        for i, value in enumerate(data):
+            found = nul_at(value, (*keys, i))
+            if found is not None:
+                return found
+    return None

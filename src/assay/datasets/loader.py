@@ -81,12 +81,22 @@ def load_dataset(path: str | Path, *, field_map: Mapping[str, str] | None = None
                             "(--id-field, or id_field in a spec)", path=str(p), line=line,
                             field="prompt_id")
         item_id = pid or _item_id(fields, id_field, p, line)
+        if len(item_id) > MAX_ID:  # the store's limit (PostgreSQL refused it mid-run)
+            raise DataError(f"item id {item_id[:60]!r}… is over {MAX_ID} characters: give the "
+                            "items shorter ids (or choose another id field)",
+                            path=str(p), line=line)
+        if "\0" in item_id:
+            raise DataError(f"item id {item_id[:60]!r} holds a NUL character (\\0)",
+                            path=str(p), line=line)
         if item_id in seen:
             raise DataError(f"duplicate id '{item_id}' (first at {seen[item_id]})",
                             path=str(p), line=line)
         seen[item_id] = line
         items.append(Item(item_id, fields, version, line))
     return Dataset(str(p), p.stem, p.suffix.lower().lstrip("."), version, items)
+
+
+MAX_ID = 255  # results.item_id, answers.item_id: varchar(255)
 
 
 def _apply_map(row: dict[str, Any], mapping: Mapping[str, str], path: Path,

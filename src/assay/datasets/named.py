@@ -19,6 +19,7 @@ from .loader import Dataset, load_dataset
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 # NAME@VERSION (a number) or NAME@latest, as a spec or `datasets show` writes it
+MAX_VERSION = 2**31 - 1  # the store's integer column; a larger number overflowed with a traceback
 REF = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)@(?P<version>[0-9]+|latest)$")
 
 
@@ -27,6 +28,9 @@ def parse_ref(text: str) -> tuple[str, int | None]:
     m = REF.match(text)
     if m is not None:
         v = m.group("version")
+        if v != "latest" and (len(v) > 10 or int(v) > MAX_VERSION):  # a store integer's range
+            raise ConfigError(f"'{text[:80]}': a dataset version is a number from 1 to "
+                              f"{MAX_VERSION:,}")
         return m.group("name"), None if v == "latest" else int(v)
     if not NAME.match(text):
         raise ConfigError(f"'{text}' is not a dataset name (letters, digits, '.', '_', '-'; "

@@ -22,6 +22,36 @@ from assay.core.text import safe_text, safe_value
 
 Row = tuple[dict[str, Any], int]
 
+# A key's closing quote and its colon (a quote inside a string is always escaped, `\"`).
+# Counting them is cheap; only when the count differs from the keys parsed (`"a" : 1`, a key
+# ending in a backslash, or a duplicate) is the text parsed again to name a duplicate, which
+# the JSON parsers otherwise drop silently (the last one wins).
+
+
+def _keys(value: Any) -> int:
+    if isinstance(value, dict):
+        return len(value) + sum(_keys(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(_keys(v) for v in value)
+    return 0
+
+
+def duplicate_key(raw: bytes, data: Any) -> str | None:
+    """A key given twice in one object of the JSON text `raw` (parsed as `data`), or None."""
+    if raw.count(b'":') - raw.count(b'\\":') == _keys(data):
+        return None
+    found: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: set[str] = set()
+        for key, _ in items:
+            if key in seen and not found:
+                found.append(key)
+            seen.add(key)
+        return dict(items)
+    json.loads(raw, object_pairs_hook=pairs)
+    return found[0] if found else None
+
 
 def _json_error(path: Path, text: str, exc: json.JSONDecodeError, base_line: int = 0) -> DataError:
     return DataError(f"invalid JSON: {exc.msg} (column {exc.colno})", path=str(path),
@@ -45,6 +75,10 @@ def read_json(path: Path) -> Iterator[Row]:
         except json.JSONDecodeError as exc:
             raise _json_error(path, text, exc) from None
         clean = False
+    duplicate = duplicate_key(raw, data)
+    if duplicate is not None:
+        raise DataError(f"key '{duplicate[:80]}' given twice in one object (JSON keeps only "
+                        "the last): remove one", path=str(path))
     if isinstance(data, dict):
         # {"data": [...]} / {"items": [...]} wrappers, or one item on its own.
         for key in ("data", "items", "examples", "rows"):
@@ -80,19 +114,36 @@ def read_jsonl(path: Path) -> Iterator[Row]:
             if not isinstance(row, dict):
                 raise DataError(f"line is a {type(row).__name__}, not an object",
                                 path=str(path), line=lineno)
+            duplicate = duplicate_key(line.encode("utf-8"), row)
+            if duplicate is not None:
+                raise DataError(f"key '{duplicate[:80]}' given twice (JSON keeps only the "
+                                "last): remove one", path=str(path), line=lineno)
             yield row, lineno
 
 
+# The csv module refuses a field over 128 KiB by default: a long agent answer is more. Raised
+# (process-wide: the module has one setting) to a bound that still stops a runaway field.
+CSV_FIELD_LIMIT = 64 * 1024 * 1024
+
+
 def read_csv(path: Path) -> Iterator[Row]:
+    if csv.field_size_limit() < CSV_FIELD_LIMIT:
+        csv.field_size_limit(CSV_FIELD_LIMIT)
     with path.open(encoding="utf-8-sig", newline="") as fh:
-        reader = csv.DictReader(fh)
-        if reader.fieldnames is None:
-            return
-        for row in reader:
-            if None in row:
-                raise DataError("more values than header columns", path=str(path),
-                                line=reader.line_num)
-            yield dict(row), reader.line_num
+        # strict: a quote never closed is "unexpected end of data", not the rest of the file
+        # swallowed into one field (its items silently lost)
+        reader = csv.DictReader(fh, strict=True)
+        try:
+            if reader.fieldnames is None:
+                return
+            for row in reader:
+                if None in row:
+                    raise DataError("more values than header columns", path=str(path),
+                                    line=reader.line_num)
+                yield dict(row), reader.line_num
+        except csv.Error as exc:  # a field past the limit, a NUL in the file …: one line
+            raise DataError(f"not readable as CSV: {exc}", path=str(path),
+                            line=reader.line_num + 1) from None  # the row being read
 
 
 def read_xlsx(path: Path) -> Iterator[Row]:

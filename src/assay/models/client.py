@@ -34,6 +34,7 @@ import orjson
 
 from assay.core import secrets
 from assay.core.errors import ConfigError
+from assay.core.numbers import token_counts
 from assay.core.text import safe_text
 
 from .budget import Budget
@@ -151,8 +152,7 @@ class ModelClient:
                 if text is not None:
                     attempts.append(_attempt("ok" if text.strip() else "empty reply", t0))
                     text, sanitized = safe_text(secrets.mask(text))
-                    return Completion(text, {k: v for k, v in usage.items()
-                                             if isinstance(v, int)},
+                    return Completion(text, token_counts(usage),
                                       time.perf_counter() - start, attempts,
                                       finish_reason=finish, sanitized=sanitized,
                                       model=answered if isinstance(answered, str) else None,

@@ -23,6 +23,7 @@ import yaml
 
 from assay.core import secrets
 from assay.core.errors import ConfigError
+from assay.core.numbers import checked
 from assay.core.yamltext import yaml_mapping
 
 DEFAULT_FILE = "assay-models.yaml"
@@ -132,6 +133,8 @@ def load_models(path: str | Path | None = None) -> dict[str, ModelConfig]:
             out[str(name)] = validate(ModelConfig(name=str(name), **entry))
         except TypeError as exc:
             raise ConfigError(f"{p}: model '{name}': {exc}") from None
+        except ConfigError as exc:  # named with the file it is in
+            raise ConfigError(f"{p}: {exc}") from None
     return out
 
 
@@ -168,8 +171,15 @@ def validate(cfg: ModelConfig) -> ModelConfig:
         raise ConfigError(f"model '{cfg.name}': --rpm must be at least 1")
     if "stream" in cfg.params or "stream_options" in cfg.params:
         raise ConfigError(f"model '{cfg.name}': use --stream (stream: true), not a stream param")
-    if cfg.max_concurrency < 1 or cfg.max_retries < 0 or cfg.timeout_s <= 0:
-        raise ConfigError(f"model '{cfg.name}': concurrency ≥ 1, retries ≥ 0, timeout > 0")
+    if cfg.max_concurrency < 1 or cfg.max_retries < 0:
+        raise ConfigError(f"model '{cfg.name}': concurrency ≥ 1, retries ≥ 0")
+    # a NaN or negative price would open any budget (a negative cost); a NaN timeout none
+    checked(cfg.timeout_s, f"model '{cfg.name}': timeout_s", above=True)
+    for key, option in (("price_in_per_mtok", "--price-in"),
+                        ("price_out_per_mtok", "--price-out")):
+        price = getattr(cfg, key)
+        if price is not None:
+            checked(price, f"model '{cfg.name}': {key} ({option})")
     return cfg
 
 

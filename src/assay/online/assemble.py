@@ -3,15 +3,25 @@ before their parent; a trace is complete when its root span (no parent) has arri
 span of it came for `quiet_s`. Spans whose root never comes are handed on after `orphan_s`
 (read as an unknown shape, so they are reported, not lost).
 
-Memory is bounded: at most `max_traces` traces wait here; beyond that the oldest is dropped
-and counted. A span of a trace already handed on is counted as late, not taken in again."""
+Memory is bounded by count and by bytes (a span's bytes as sent, `SpanIn.size`):
+- at most `max_traces` traces wait here; beyond that the oldest is given up (`evicted`);
+- one trace holds at most `max_trace_bytes`: the span that would pass it gives the whole trace
+  up (`oversized`, its id and size reported through `on_oversized`); its spans, those held and
+  those that come later, are counted (`oversized_spans`), not kept — 600k spans of one trace
+  once held 1.5 GB and stored 380 MB;
+- the traces waiting here together with the bytes `held_elsewhere` (the evaluation queue) hold
+  at most `max_pending_bytes`; beyond that the oldest waiting trace is given up (`evicted`).
+A span of a trace already handed on is counted as late, not taken in again."""
 
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .otlp_in import SpanIn
+
+UNBOUNDED = 1 << 62
 
 
 @dataclass
@@ -20,19 +30,35 @@ class Pending:
     first_at: float = 0.0
     last_at: float = 0.0
     has_root: bool = False
+    size: int = 0  # bytes of its spans as sent
+
+
+def trace_size(spans: list[SpanIn]) -> int:
+    return sum(s.size for s in spans)
 
 
 class Assembler:
     def __init__(self, *, quiet_s: float, orphan_s: float, max_traces: int,
-                 remember: int = 20_000) -> None:
+                 remember: int = 20_000, max_trace_bytes: int = UNBOUNDED,
+                 max_pending_bytes: int = UNBOUNDED,
+                 held_elsewhere: Callable[[], int] = lambda: 0,
+                 on_oversized: Callable[[str, int], None] | None = None) -> None:
         self.quiet_s = quiet_s
         self.orphan_s = orphan_s
         self.max_traces = max_traces
+        self.max_trace_bytes = max_trace_bytes
+        self.max_pending_bytes = max_pending_bytes
+        self.held_elsewhere = held_elsewhere
+        self.on_oversized = on_oversized
         self.pending: OrderedDict[str, Pending] = OrderedDict()
-        self.done: OrderedDict[str, None] = OrderedDict()  # trace ids handed on, the newest
+        # trace ids handed on (False) or given up as oversized (True), the newest
+        self.done: OrderedDict[str, bool] = OrderedDict()
         self.remember = remember
+        self.bytes = 0  # of the spans waiting here
         self.late_spans = 0
-        self.evicted = 0  # traces dropped because too many were waiting
+        self.evicted = 0  # traces given up because too many (or too many bytes) were waiting
+        self.oversized = 0  # traces given up because one passed max_trace_bytes
+        self.oversized_spans = 0  # spans of such traces, not kept (before and after the cut)
 
     def seen(self, trace_ids: list[str]) -> None:
         """Traces taken in before (a resumed run): their spans are late, not new."""
@@ -41,17 +67,28 @@ class Assembler:
 
     def add(self, spans: list[SpanIn], now: float) -> None:
         for s in spans:
-            if s.trace_id in self.done:
-                self.late_spans += 1
+            given_up = self.done.get(s.trace_id)
+            if given_up is not None:
+                if given_up:
+                    self.oversized_spans += 1
+                else:
+                    self.late_spans += 1
                 continue
             p = self.pending.get(s.trace_id)
             if p is None:
                 p = self.pending[s.trace_id] = Pending(first_at=now)
+            if p.size + s.size > self.max_trace_bytes:
+                self._give_up_oversized(s.trace_id, p.size + s.size)
+                continue
             p.spans.append(s)
+            p.size += s.size
+            self.bytes += s.size
             p.last_at = now
             p.has_root = p.has_root or not s.parent_id
-        while len(self.pending) > self.max_traces:
-            tid, _ = self.pending.popitem(last=False)
+        while len(self.pending) > self.max_traces or (
+                self.pending and self.bytes + self.held_elsewhere() > self.max_pending_bytes):
+            tid, p = self.pending.popitem(last=False)
+            self.bytes -= p.size
             self._mark_done(tid)
             self.evicted += 1
 
@@ -69,12 +106,23 @@ class Assembler:
             self._take(tid)
         return n
 
-    def _take(self, tid: str) -> list[SpanIn]:
-        spans = self.pending.pop(tid).spans
-        self._mark_done(tid)
-        return spans
+    def _give_up_oversized(self, tid: str, size: int) -> None:
+        p = self.pending.pop(tid)
+        self.bytes -= p.size
+        self.oversized += 1
+        self.oversized_spans += len(p.spans) + 1  # those held and the one that passed the cap
+        self._mark_done(tid, oversized=True)
+        if self.on_oversized is not None:
+            self.on_oversized(tid, size)
 
-    def _mark_done(self, tid: str) -> None:
-        self.done[tid] = None
+    def _take(self, tid: str) -> list[SpanIn]:
+        p = self.pending.pop(tid)
+        self.bytes -= p.size
+        self._mark_done(tid)
+        return p.spans
+
+    def _mark_done(self, tid: str, *, oversized: bool = False) -> None:
+        self.done[tid] = oversized
+        self.done.move_to_end(tid)
         if len(self.done) > self.remember:
             self.done.popitem(last=False)

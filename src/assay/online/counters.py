@@ -12,7 +12,7 @@ REASONS_KEPT = 10
 @dataclass
 class Counters:
     requests: int = 0  # OTLP export requests received
-    bad_requests: int = 0  # answered 400 (not OTLP)
+    bad_requests: int = 0  # refused: 400 (not OTLP), 401 (no token), 413 (too large), 415
     spans: int = 0
     traces: int = 0  # complete traces the assembler handed on
     filtered_out: int = 0  # not matching the spec's filter
@@ -20,6 +20,8 @@ class Counters:
     dropped: int = 0  # backpressure: evaluation behind, the trace sampled down
     dropped_waiting: int = 0  # too many incomplete traces waiting: the oldest given up
     dropped_at_stop: int = 0  # received, not evaluated when the watch stopped (not resumed)
+    oversized: int = 0  # traces whose spans passed max_trace_mb: given up, not stored
+    oversized_spans: int = 0  # the spans of those traces, not kept
     late_spans: int = 0  # spans of a trace already handed on
     duplicates: int = 0  # complete traces the run already holds (sent again), not taken twice
     unknown: int = 0  # traces of an unknown shape: stored with the reason, not scored

@@ -10,10 +10,10 @@ from typing import Any
 
 from assay.runner.semconv import KIND
 
-from .otlp_in import SpanIn
+from .otlp_in import SANITIZED, SpanIn
 from .reading import Reading, root_of
 
-SKIPPED = ("input.", "output.", "llm.", "gen_ai.")  # already read into the item
+SKIPPED = ("input.", "output.", "llm.", "gen_ai.", "assay.")  # read into the item, or ours
 
 
 def sampled(seed: int, trace_id: str, fraction: float) -> bool:
@@ -37,6 +37,8 @@ def item_fields(r: Reading, spans: list[SpanIn], reference: str | None) -> dict[
         "tool_calls": [_times(t) for t in r.tool_calls]}
     if reference is not None:
         fields["response_reference"] = reference
+    if any(s.attributes.get(SANITIZED) for s in spans):  # as a target's answer says it
+        fields["sanitized"] = True
     # the root span's own short attributes, as `span.NAME` fields: an agent that knows its
     # instrument can say so (`truth: {field: span.quote.code}`), and filters can read them
     for k, v in root.attributes.items():

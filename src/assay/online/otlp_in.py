@@ -2,7 +2,13 @@
 
 Decoded with `opentelemetry-proto`'s message classes. OTLP/JSON differs from protobuf's own
 JSON mapping in one place: trace and span ids are hex, not base64 — they are turned into
-base64 before `json_format` parses the request."""
+base64 before `json_format` parses the request.
+
+This is where an agent's text enters Assay, so it is made safe here, once, by the boundary
+`assay run` applies to targets' answers (core/text.py): a NUL (which PostgreSQL refuses) or an
+unpaired surrogate in a name, an attribute key or value, an event or a status message is
+replaced by U+FFFD, and the span says so (`assay.sanitized`). Other control characters are kept
+as sent (the answer as the agent gave it); they are escaped where they are printed."""
 
 from __future__ import annotations
 
@@ -17,6 +23,9 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
 from assay.core.errors import DataError
+from assay.core.text import safe_text, safe_value
+
+SANITIZED = "assay.sanitized"  # on a span whose text was made safe at the boundary
 
 
 @dataclass(slots=True)
@@ -36,6 +45,7 @@ class SpanIn:
     status_message: str = ""
     scope: str = ""
     events: list[dict[str, Any]] = field(default_factory=list)
+    size: int = 0  # its bytes as sent (protobuf): what the receiver's byte caps count
 
 
 def decode(body: bytes, content_type: str) -> list[SpanIn]:
@@ -64,18 +74,32 @@ def decode(body: bytes, content_type: str) -> list[SpanIn]:
                         "application/x-protobuf or application/json)")
     out: list[SpanIn] = []
     for rs in req.resource_spans:
-        resource = attributes(rs.resource.attributes)
+        resource, dirty_resource = safe_value(attributes(rs.resource.attributes))
         for ss in rs.scope_spans:
-            scope = ss.scope.name
+            scope, dirty_scope = safe_text(ss.scope.name)
             for s in ss.spans:
+                if len(s.trace_id) != 16 or not any(s.trace_id) or len(s.span_id) != 8 \
+                        or not any(s.span_id) or len(s.parent_span_id) not in (0, 8):
+                    # an empty id was stored as trace ""; a longer one overflowed the store's
+                    # varchar(32) on PostgreSQL and ended the watch
+                    raise DataError(f"span '{s.name[:80]}': trace_id must be 16 bytes and "
+                                    "span_id 8 (parent_span_id 8 or none), not empty or all "
+                                    "zero (OTLP)")
+                name, c1 = safe_text(s.name)
+                attrs, c2 = safe_value(attributes(s.attributes))
+                message, c3 = safe_text(s.status.message)
+                events, c4 = safe_value([{"name": e.name, "time_ns": e.time_unix_nano,
+                                          "attributes": attributes(e.attributes)}
+                                         for e in s.events])
+                if dirty_resource or dirty_scope or c1 or c2 or c3 or c4:
+                    attrs = {**attrs, SANITIZED: True}
                 out.append(SpanIn(
                     trace_id=s.trace_id.hex(), span_id=s.span_id.hex(),
-                    parent_id=s.parent_span_id.hex() or None, name=s.name,
+                    parent_id=s.parent_span_id.hex() or None, name=name,
                     start_ns=s.start_time_unix_nano, end_ns=s.end_time_unix_nano,
-                    attributes=attributes(s.attributes), resource=resource, kind=s.kind,
-                    status=s.status.code, status_message=s.status.message, scope=scope,
-                    events=[{"name": e.name, "time_ns": e.time_unix_nano,
-                             "attributes": attributes(e.attributes)} for e in s.events]))
+                    attributes=attrs, resource=resource, kind=s.kind,
+                    status=s.status.code, status_message=message, scope=scope,
+                    events=events, size=s.ByteSize()))
     return out
 
 

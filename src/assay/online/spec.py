@@ -22,13 +22,21 @@ from pathlib import Path
 from typing import Any
 
 from assay.core.errors import ConfigError
-from assay.core.yamltext import KeyLines, read_text, yaml_mapping
+from assay.core.numbers import number_problem
+from assay.core.yamltext import NUL_IN_SPEC, KeyLines, nul_at, read_text, yaml_mapping
 from assay.runner.spec import truth_settings
 
 KEYS = {"name", "source", "sample", "seed", "filter", "evaluators", "ground_truth", "truth",
         "rubric", "quiet_s", "orphan_s", "queue", "concurrency", "judge_model", "jury",
-        "description", "tags"}
+        "description", "tags", "max_trace_mb", "max_pending_mb"}
 RUBRIC_KEYS = {"required", "precision"}
+DAY_S = 86_400.0  # a trace waits at most this long to complete
+MAX_CONCURRENCY = 10_000  # one task per worker: 10^8 of them was a MemoryError
+MAX_QUEUE = 1_000_000  # traces waiting at most; 10 × it may wait to complete (assemble.py)
+# bytes as sent (protobuf); held in memory as Python objects they take a few times that
+TRACE_MB = 8.0  # one trace (an agent's long session with whole prompts fits many times over)
+PENDING_MB = 128.0  # all traces waiting to complete or to be evaluated, together
+MAX_MB = 65_536.0
 # the short names for the two rules without a number, in the rubric's own wording;
 # anything else is used as written ("允许误差范围绝对值0.5", "Only rounding errors are allowed")
 PRECISION_WORDS = {"rounding": "仅允许四舍五入误差", "range": "答案落在最高价最低价区间"}
@@ -50,6 +58,8 @@ class WatchSpec:
     quiet_s: float = 2.0
     orphan_s: float = 30.0  # spans whose root never comes are read (and reported) after this
     queue: int = 1000
+    max_trace_mb: float = TRACE_MB
+    max_pending_mb: float = PENDING_MB
     concurrency: int = 0  # 0: auto (1 for code evaluators, more for model judges)
     judge_model: str | None = None
     jury: str | None = None
@@ -83,6 +93,9 @@ def parse_watch_spec(data: dict[str, Any], path: Path, text: str | None = None) 
         where = f"{path}:{line}" if line else str(path)
         return ConfigError(f"{where}: {'.'.join(keys)}: {msg}" if keys else f"{where}: {msg}")
 
+    nul = nul_at(data)
+    if nul is not None:
+        raise fail(NUL_IN_SPEC, *(str(k) for k in nul))
     unknown = sorted(set(data) - KEYS)
     if unknown:
         raise fail(f"unknown key (known: {', '.join(sorted(KEYS))})", unknown[0])
@@ -116,16 +129,25 @@ def parse_watch_spec(data: dict[str, Any], path: Path, text: str | None = None) 
         if bad:
             raise fail("unknown key (known: precision, required)", "rubric", bad[0])
     numbers = {}
-    for key, default, low in (("quiet_s", 2.0, 0.0), ("orphan_s", 30.0, 0.0),
-                              ("queue", 1000, 1)):
+    for key, default, bounds in (("quiet_s", 2.0, {"high": DAY_S}),
+                                 ("orphan_s", 30.0, {"high": DAY_S}),
+                                 ("queue", 1000, {"low": 1, "high": MAX_QUEUE, "whole": True}),
+                                 ("max_trace_mb", TRACE_MB, {"above": True, "high": MAX_MB}),
+                                 ("max_pending_mb", PENDING_MB, {"above": True,
+                                                                 "high": MAX_MB})):
         v = data.get(key, default)
-        if isinstance(v, bool) or not isinstance(v, int | float) or v < low or (
-                key == "queue" and not isinstance(v, int)):
-            raise fail(f"must be a {'whole ' if key == 'queue' else ''}number ≥ {low:g}", key)
+        problem = number_problem(v, **bounds)
+        if problem:
+            raise fail(problem, key)
         numbers[key] = v
+    if numbers["max_pending_mb"] < numbers["max_trace_mb"]:
+        raise fail(f"must be at least max_trace_mb ({numbers['max_trace_mb']:g}): one trace "
+                   "of that size must fit", "max_pending_mb")
     conc = data.get("concurrency", "auto")
-    if conc != "auto" and (isinstance(conc, bool) or not isinstance(conc, int) or conc < 1):
-        raise fail("must be 'auto' or a whole number ≥ 1", "concurrency")
+    if conc != "auto" and (isinstance(conc, bool) or not isinstance(conc, int) or conc < 1
+                           or conc > MAX_CONCURRENCY):
+        raise fail(f"must be 'auto' or a whole number from 1 to {MAX_CONCURRENCY:,}",
+                   "concurrency")
     jury = data.get("jury")
     if jury is not None and jury not in ("majority", "mean"):
         raise fail(f"unknown jury method '{jury}' (use majority or mean)", "jury")
@@ -136,6 +158,8 @@ def parse_watch_spec(data: dict[str, Any], path: Path, text: str | None = None) 
         ground_truth=mode, truth=dict(truth),
         rubric={str(k): str(v) for k, v in rubric.items()} if rubric else None,
         quiet_s=float(numbers["quiet_s"]), orphan_s=float(numbers["orphan_s"]),
-        queue=int(numbers["queue"]), concurrency=0 if conc == "auto" else int(conc),
+        queue=int(numbers["queue"]), max_trace_mb=float(numbers["max_trace_mb"]),
+        max_pending_mb=float(numbers["max_pending_mb"]),
+        concurrency=0 if conc == "auto" else int(conc),
         judge_model=str(data["judge_model"]) if data.get("judge_model") else None,
         jury=str(jury) if jury else None, raw=data)

@@ -15,7 +15,6 @@ same online run under its lease (store/lease.py): one watcher per run."""
 from __future__ import annotations
 
 import asyncio
-import gzip
 import hashlib
 import random
 import re
@@ -33,6 +32,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 
+from assay.core.access import bearer, open_bind_refusal, token_matches
 from assay.core.errors import AssayError, ConfigError, DataError
 from assay.core.registry import built_from
 from assay.core.types import Answer, Item
@@ -47,17 +47,20 @@ from assay.store.rows import answer_row
 from assay.truth.capture import Capture, TruthConfig
 
 from . import instruments
-from .assemble import Assembler
+from .assemble import Assembler, trace_size
 from .counters import Counters
+from .inflate import MAGIC, NotGzip, TooLarge, inflate
 from .items import agent_row, item_fields, matches, sampled
 from .otlp_in import SpanIn, decode
 from .reading import read_trace
 from .spec import WatchSpec
 
 TARGET = "agent"
+TOKEN_VARIABLE = "ASSAY_WATCH_TOKEN"
 MAX_BODY = 32 * 1024 * 1024
 SAVE_EVERY_S = 1.0
 REMEMBER = 20_000  # trace ids kept in memory against resends; older ones are looked up
+MIB = 1024 * 1024
 
 
 @dataclass
@@ -104,8 +107,8 @@ class OnlineCommit(BatchCommit):
         self.items: list[dict[str, Any]] = []
 
     def flush(self) -> None:
-        new, self.items = self.items, []
-        online.write_items(self.engine, new)
+        if self.items:  # in the samples' transaction: a kill keeps a trace whole or not at all
+            self.rows["items"], self.items = self.items, []
         super().flush()
 
     def due(self) -> bool:
@@ -115,9 +118,15 @@ class OnlineCommit(BatchCommit):
 
 async def watch(engine: Engine, spec: WatchSpec, *, models_file: Path | None = None,
                 use_cache: bool = True, stop: asyncio.Event | None = None,
-                on_ready: Callable[[str, int, bool], None] | None = None) -> WatchResult:
+                on_ready: Callable[[str, int, bool], None] | None = None,
+                token: str | None = None) -> WatchResult:
     """Watch until `stop` is set (or SIGINT/SIGTERM in the main thread). `on_ready(run_id,
-    port, resumed)` is called once the receiver listens (port 0 in the spec: a free one)."""
+    port, resumed)` is called once the receiver listens (port 0 in the spec: a free one).
+    With `token`, a request must carry `Authorization: Bearer TOKEN` (else 401); without one,
+    only a loopback address is listened on, as for the UI (core/access.py)."""
+    refusal = open_bind_refusal(spec.host, token, "the OTLP receiver", TOKEN_VARIABLE)
+    if refusal is not None:
+        raise ConfigError(f"{spec.path}: source.otlp: {refusal}")
     run_id = run_id_for(spec.name)
     existing = repo.get_run(engine, run_id)
     if existing is not None and existing["kind"] != "online":
@@ -125,12 +134,13 @@ async def watch(engine: Engine, spec: WatchSpec, *, models_file: Path | None = N
     with lease.held(engine, run_id, new=existing is None):
         return await _watch(engine, spec, run_id, existing, models_file=models_file,
                             use_cache=use_cache, stop=stop or asyncio.Event(),
-                            on_ready=on_ready)
+                            on_ready=on_ready, token=token)
 
 
 async def _watch(engine: Engine, spec: WatchSpec, run_id: str, existing: dict[str, Any] | None,
                  *, models_file: Path | None, use_cache: bool, stop: asyncio.Event,
-                 on_ready: Callable[[str, int, bool], None] | None) -> WatchResult:
+                 on_ready: Callable[[str, int, bool], None] | None,
+                 token: str | None = None) -> WatchResult:
     factory = EvaluatorFactory(engine, judge_model=spec.judge_model, use_cache=use_cache,
                                models_file=models_file)
     try:
@@ -160,12 +170,14 @@ async def _watch(engine: Engine, spec: WatchSpec, run_id: str, existing: dict[st
             _check_same(run_id, existing["manifest"], manifest)
             counters = Counters.from_dict((existing.get("summary") or {}).get("online", {}))
             repo.set_run_status(engine, run_id, "running")
+            reconcile(engine, run_id, counters, starting=True)
+            repo.merge_summary(engine, run_id, {"online": counters.as_dict()})
         writer = OnlineCommit(engine)
         pipeline = SamplePipeline(run_id, evaluators=evaluators, writer=writer,
                                   progress=Progress(), capture=capture,
                                   truth_mode=truth_cfg.mode, jury=spec.jury)
         service = _Service(engine, spec, run_id, did, pipeline, writer, counters, capture,
-                           stop)
+                           stop, token)
         if existing is not None:
             service.assembler.seen(online.recent_item_ids(engine, run_id, REMEMBER))
             service.line = online.last_line(engine, run_id)
@@ -179,6 +191,7 @@ async def _watch(engine: Engine, spec: WatchSpec, run_id: str, existing: dict[st
             await service.stop()
             if service.failure is not None:
                 raise service.failure
+            reconcile(engine, run_id, counters, starting=False)
             status = "interrupted"
         finally:
             summary = {"online": counters.as_dict(), "samples_done": counters.evaluated}
@@ -188,6 +201,29 @@ async def _watch(engine: Engine, spec: WatchSpec, run_id: str, existing: dict[st
     tally = summarize(engine, run_id, repo.result_scores(engine, run_id), {}, "label")
     return WatchResult(run_id, status, counters, service.port, existing is not None,
                        {"online": counters.as_dict(), **tally.as_dict()})
+
+
+def reconcile(engine: Engine, run_id: str, counters: Counters, *, starting: bool) -> None:
+    """`evaluated` and `unknown` set to what the store holds. The counters are saved every
+    second while samples are written in batches: after a `kill -9` they claimed 3,000 evaluated
+    where 2,501 were stored. On a restart, traces claimed but not stored were lost with the
+    process: counted as `dropped_at_stop` (the exporter will not resend them); traces stored
+    after the last save are added to `traces`. A partly written trace (its item without its
+    answer) is removed then, so a resend of it is evaluated, not taken for a duplicate."""
+    evaluated, unknown, removed = online.stored_counts(engine, run_id,
+                                                       remove_partial=starting)
+    behind = counters.evaluated + counters.unknown - (evaluated + unknown)
+    if behind > 0:
+        counters.dropped_at_stop += behind
+        when = "at the restart (the watch did not stop cleanly)" if starting else "at the stop"
+        counters.note(f"{behind} trace(s) counted as evaluated were not in the store {when}: "
+                      "counted as dropped at stop")
+    elif behind < 0:
+        counters.traces -= behind  # stored after the counters were last saved
+    if removed:
+        counters.note(f"{removed} partly stored trace(s) removed at the restart (a resend is "
+                      "evaluated)")
+    counters.evaluated, counters.unknown = evaluated, unknown
 
 
 def _built(component: object) -> dict[str, Any]:
@@ -231,8 +267,10 @@ def _signals_set(stop: asyncio.Event) -> Iterator[None]:
 class _Service:
     def __init__(self, engine: Engine, spec: WatchSpec, run_id: str, dataset_id: str,
                  pipeline: SamplePipeline, writer: OnlineCommit, counters: Counters,
-                 capture: Capture | None, stop_event: asyncio.Event) -> None:
+                 capture: Capture | None, stop_event: asyncio.Event,
+                 token: str | None = None) -> None:
         self.stop_event = stop_event
+        self.token = token
         self.failure: BaseException | None = None  # the store failed: the watch stops
         self.engine = engine
         self.spec = spec
@@ -245,8 +283,20 @@ class _Service:
         self.reference = spec.reference()
         self.target = OnlineTarget()
         self.queue: asyncio.Queue[list[SpanIn] | None] = asyncio.Queue()
+        self.queued_bytes = 0  # of the traces in the queue: with those waiting, under a cap
+        self.max_trace_bytes = int(spec.max_trace_mb * MIB)
+        self.max_pending_bytes = int(spec.max_pending_mb * MIB)
         self.assembler = Assembler(quiet_s=spec.quiet_s, orphan_s=spec.orphan_s,
-                                   max_traces=max(1000, 10 * spec.queue), remember=REMEMBER)
+                                   max_traces=max(1000, 10 * spec.queue), remember=REMEMBER,
+                                   max_trace_bytes=self.max_trace_bytes,
+                                   max_pending_bytes=self.max_pending_bytes,
+                                   held_elsewhere=lambda: self.queued_bytes,
+                                   on_oversized=self._oversized)
+        # a resumed run's counters go on from where they were, not from the assembler's zero
+        self.assembler.late_spans = counters.late_spans
+        self.assembler.evicted = counters.dropped_waiting
+        self.assembler.oversized = counters.oversized
+        self.assembler.oversized_spans = counters.oversized_spans
         self.rng = random.Random(spec.seed)
         self.line = 0
         self.port = 0
@@ -258,7 +308,8 @@ class _Service:
     async def start(self) -> int:
         app = web.Application(client_max_size=MAX_BODY)
         app.router.add_post("/v1/traces", self.receive)
-        self.runner = web.AppRunner(app, access_log=None)
+        # aiohttp's own inflation is off: every gzip body takes the one capped path (inflate.py)
+        self.runner = web.AppRunner(app, access_log=None, auto_decompress=False)
         await self.runner.setup()
         site = web.TCPSite(self.runner, self.spec.host, self.spec.port)
         try:
@@ -282,7 +333,9 @@ class _Service:
         self.tasks[0].cancel()
         dropped = self.assembler.drain()
         while not self.queue.empty():
-            if self.queue.get_nowait() is not None:
+            spans = self.queue.get_nowait()
+            if spans is not None:
+                self.queued_bytes -= trace_size(spans)
                 dropped += 1
         self.counters.dropped_at_stop += dropped
         for _ in self.tasks[1:]:
@@ -293,25 +346,43 @@ class _Service:
 
     async def receive(self, request: web.Request) -> web.Response:
         self.counters.requests += 1
-        body = await request.read()
-        if body[:2] == b"\x1f\x8b":  # gzip (OTEL_EXPORTER_OTLP_COMPRESSION=gzip)
+        if self.token and not token_matches(
+                bearer(request.headers.get("Authorization", "")), self.token):
+            return self._bad(401, f"a token is required ({TOKEN_VARIABLE}): send "
+                                  "Authorization: Bearer TOKEN (OTEL_EXPORTER_OTLP_HEADERS)")
+        try:
+            body = await request.read()  # at most MAX_BODY bytes as sent (else 413)
+        except web.HTTPRequestEntityTooLarge:
+            return self._bad(413, f"body larger than {MAX_BODY:,} bytes")
+        encoding = request.headers.get("Content-Encoding", "identity").strip().lower()
+        if encoding not in ("gzip", "identity", ""):
+            return self._bad(415, f"unsupported Content-Encoding '{encoding[:40]}' (OTLP/HTTP "
+                                  "sends gzip or none)")
+        # gzip by its header (OTEL_EXPORTER_OTLP_COMPRESSION=gzip) or by its magic alone: both
+        # inflated with the same cap as a plain body, off the event loop (inflate.py)
+        if encoding == "gzip" or body[:2] == MAGIC:
             try:
-                body = gzip.decompress(body)
-            except (OSError, EOFError):
-                self.counters.bad_requests += 1
-                return web.Response(status=400, text="body is not valid gzip")
+                body = await inflate(body, MAX_BODY)
+            except TooLarge as exc:
+                return self._bad(413, str(exc))
+            except NotGzip as exc:
+                return self._bad(400, str(exc))
         ctype = request.headers.get("Content-Type", "application/x-protobuf")
         try:
             spans = decode(body, ctype)
         except DataError as exc:
-            self.counters.bad_requests += 1
-            return web.Response(status=400, text=str(exc))
+            return self._bad(400, str(exc))
         self.counters.spans += len(spans)
         self.assembler.add(spans, time.monotonic())
         if ctype.startswith("application/json"):
             return web.Response(body=b"{}", content_type="application/json")
         return web.Response(body=ExportTraceServiceResponse().SerializeToString(),
                             content_type="application/x-protobuf")
+
+    def _bad(self, status: int, message: str) -> web.Response:
+        """A request refused: answered with its status and counted, whatever the status."""
+        self.counters.bad_requests += 1
+        return web.Response(status=status, text=message)
 
     async def _sweep(self) -> None:
         try:
@@ -349,6 +420,13 @@ class _Service:
     def _update_counters(self) -> None:
         self.counters.late_spans = self.assembler.late_spans
         self.counters.dropped_waiting = self.assembler.evicted
+        self.counters.oversized = self.assembler.oversized
+        self.counters.oversized_spans = self.assembler.oversized_spans
+
+    def _oversized(self, trace_id: str, size: int) -> None:
+        self.counters.note(f"trace {trace_id}: its spans pass {self.max_trace_bytes:,} bytes "
+                           f"({size:,} so far; max_trace_mb: {self.spec.max_trace_mb:g}): "
+                           "given up, not stored")
 
     def _admit(self, spans: list[SpanIn]) -> None:
         c = self.counters
@@ -360,11 +438,14 @@ class _Service:
             c.sampled_out += 1
             return
         size, cap = self.queue.qsize(), self.spec.queue
+        nbytes = trace_size(spans)
         # past half full, traces are admitted with a falling chance: sampled down, not queued
-        # without end; full, every new one is dropped. Both counted.
-        if size >= cap or (size > cap / 2 and self.rng.random() >= 2 * (1 - size / cap)):
+        # without end; full — in traces or in bytes — every new one is dropped. All counted.
+        if size >= cap or (size > cap / 2 and self.rng.random() >= 2 * (1 - size / cap)) or (
+                self.queued_bytes + self.assembler.bytes + nbytes > self.max_pending_bytes):
             c.dropped += 1
             return
+        self.queued_bytes += nbytes
         self.queue.put_nowait(spans)
 
     async def _work(self) -> None:
@@ -372,6 +453,7 @@ class _Service:
             spans = await self.queue.get()
             if spans is None:
                 return
+            self.queued_bytes -= trace_size(spans)
             try:
                 await self._evaluate(spans)
             except AssayError as exc:

@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 
 from assay.core.errors import ConfigError
+from assay.core.outputs import replaced
 from assay.store import repo
 from assay.store import results as stored
 from assay.store.db import Engine
@@ -77,9 +78,9 @@ def export_run(engine: Engine, run_id: str, fmt: str, out: Path) -> int:
     if fmt not in FORMATS:
         raise ConfigError(f"--format must be one of {', '.join(FORMATS)}, not '{fmt}'")
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        n = {"csv": _csv, "jsonl": _jsonl, "parquet": _parquet, "xlsx": _xlsx}[fmt](
-            rows(engine, run_id), out)
+        with replaced(out) as tmp:  # the old file stays whole until the new one is
+            n = {"csv": _csv, "jsonl": _jsonl, "parquet": _parquet, "xlsx": _xlsx}[fmt](
+                rows(engine, run_id), tmp)
     except OSError as exc:
         raise ConfigError(f"cannot write {out}: {exc.strerror or exc}") from None
     return n

@@ -13,6 +13,7 @@ from urllib.parse import quote
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from assay.core.errors import ConfigError
+from assay.core.outputs import replaced
 from assay.store import repo
 from assay.store.db import Engine
 
@@ -101,8 +102,8 @@ def write_report(engine: Engine, run_id: str, compare_with: list[str], out: Path
         p=lambda v, q: percentile(v, q), latencies=latencies,
         css=(TEMPLATES / "assay.css").read_text("utf-8"))
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(html, encoding="utf-8")
+        with replaced(out) as tmp:  # the old file stays whole until the new one is
+            tmp.write_text(html, encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"cannot write {out}: {exc.strerror or exc}") from None
     return len(html.encode())

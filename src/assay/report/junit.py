@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from assay.core.outputs import replaced
 from assay.store import repo
 from assay.store import results as stored
 from assay.store.db import Engine
@@ -172,5 +173,5 @@ def compare_junit(engine: Engine, run_ids: list[str], pairs: list[Pairing],
 
 def write_junit(tree: ET.ElementTree, path: Path) -> None:
     ET.indent(tree)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tree.write(path, encoding="utf-8", xml_declaration=True)
+    with replaced(path) as tmp:  # the old file stays whole until the new one is
+        tree.write(tmp, encoding="utf-8", xml_declaration=True)

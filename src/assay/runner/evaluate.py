@@ -4,9 +4,11 @@ and the evaluator's span with its typed sub-steps."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
+from assay.core.calls import FAILURES, failure_text
 from assay.core.errors import AssayError
 from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
 from assay.evaluators.base import CodeEvaluator, Evaluator
@@ -34,18 +36,23 @@ def precheck(ev: Evaluator, item: Item, answer: Answer | None,
 
 async def evaluate(ev: Evaluator, item: Item, answer: Answer | None,
                    truth: TruthSnapshot | None = None,
-                   truth_failure: str | None = None) -> Score:
+                   truth_failure: str | None = None, timeout_s: float | None = None) -> Score:
+    """The verdict; `timeout_s` (the run's) bounds a code evaluator's call as it bounds a
+    target's — a model judge is bounded by its model's own timeout and retries."""
     early = precheck(ev, item, answer, truth, truth_failure)
     if early is not None:
         return early
     assert answer is not None  # precheck answered for a missing answer
     try:
-        return await ev.evaluate(item, answer, truth)
+        if timeout_s is None or not ev.deterministic:
+            return await ev.evaluate(item, answer, truth)
+        return await asyncio.wait_for(ev.evaluate(item, answer, truth), timeout_s)
+    except TimeoutError:
+        return Score.error(f"evaluator timeout after {timeout_s:g} s", ev.name, ev.version)
     except AssayError:
         raise
-    except Exception as exc:  # an evaluator's bug costs one result, not the run
-        return Score.error(f"evaluator failed: {type(exc).__name__}: {exc}", ev.name,
-                           ev.version)
+    except FAILURES as exc:  # an evaluator's bug (sys.exit too) costs one result, not the run
+        return Score.error(f"evaluator failed: {failure_text(exc)}", ev.name, ev.version)
 
 
 def synchronous(ev: Evaluator) -> CodeEvaluator | None:
@@ -67,16 +74,16 @@ def evaluate_now(ev: CodeEvaluator, item: Item, answer: Answer) -> Score:
         return ev.check(item, answer, None)
     except AssayError:
         raise
-    except Exception as exc:  # an evaluator's bug costs one result, not the run
-        return Score.error(f"evaluator failed: {type(exc).__name__}: {exc}", ev.name,
-                           ev.version)
+    except FAILURES as exc:  # an evaluator's bug (sys.exit too) costs one result, not the run
+        return Score.error(f"evaluator failed: {failure_text(exc)}", ev.name, ev.version)
 
 
 async def evaluate_traced(ev: Evaluator, item: Item, answer: Answer | None,
                           truth: TruthSnapshot | None, truth_failure: str | None,
-                          trace: Trace, attrs: dict[str, Any]) -> Score:
+                          trace: Trace, attrs: dict[str, Any],
+                          timeout_s: float | None = None) -> Score:
     t0 = time.time()
-    score = await evaluate(ev, item, answer, truth, truth_failure)
+    score = await evaluate(ev, item, answer, truth, truth_failure, timeout_s)
     t1 = time.time()
     sid = trace.span("evaluator", ev.name, t0, t1,
                      status="error" if score.status == ScoreStatus.ERROR else "ok",

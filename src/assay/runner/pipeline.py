@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
+from assay.core.calls import FAILURES, failure_text
 from assay.core.errors import AssayError
 from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
 from assay.evaluators.base import Evaluator
@@ -206,15 +207,15 @@ class SamplePipeline:
             # code on recorded answers: microseconds, and its result row holds status, score,
             # version and evidence; the root span is the trace (a span per result would cost a
             # 100,000-item score run a sixth of its speed and tell nothing the row does not)
-            scores = [await evaluate(todo[0], item, answer, truth, failure)]
+            scores = [await evaluate(todo[0], item, answer, truth, failure, self.timeout_s)]
         elif len(todo) == 1:  # the common case: no gather, no task per evaluator
             scores = [await evaluate_traced(todo[0], item, answer, truth, failure, trace,
-                                            attrs)]
+                                            attrs, self.timeout_s)]
         else:
             # all of them run to their end: when one is refused (the budget), the others'
             # judgments, already paid for, are stored before the refusal stops the run
             gathered = await asyncio.gather(*(evaluate_traced(
-                ev, item, answer, truth, failure, trace, attrs) for ev in todo),
+                ev, item, answer, truth, failure, trace, attrs, self.timeout_s) for ev in todo),
                 return_exceptions=True)
             scores = [s for s in gathered if isinstance(s, Score)]
             stopped = next((e for e in gathered if isinstance(e, BaseException)), None)
@@ -293,6 +294,6 @@ class SamplePipeline:
             return Answer(None, error=f"item timeout after {self.timeout_s:g} s")
         except AssayError:
             raise
-        except Exception as exc:  # a target's bug costs its item, not the run
-            return Answer(None, error=f"target failed: {type(exc).__name__}: {exc}")
+        except FAILURES as exc:  # a target's bug (sys.exit too) costs its item, not the run
+            return Answer(None, error=f"target failed: {failure_text(exc)}")
 

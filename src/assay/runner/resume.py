@@ -32,7 +32,12 @@ class Prior:
     truth: dict[Key, TruthSnapshot] = field(default_factory=dict)
 
 
-def load_prior(engine: Engine, run_id: str) -> Prior:
+def prior_spec(engine: Engine, run_id: str) -> ExperimentSpec:
+    """The spec a run was started with, as `--resume` runs it (what it reads)."""
+    return _stored(engine, run_id)[1]
+
+
+def _stored(engine: Engine, run_id: str) -> tuple[dict[str, Any], ExperimentSpec]:
     row = repo.get_run(engine, run_id)
     if row is None:
         raise ConfigError(f"no run '{run_id}' in this store (see assay runs)")
@@ -43,7 +48,12 @@ def load_prior(engine: Engine, run_id: str) -> Prior:
     if "spec" not in manifest:
         raise ConfigError(f"run '{run_id}' was stored by an older Assay without its spec; "
                           "it cannot be resumed")
-    spec = parse_spec(manifest["spec"], Path(manifest["spec_path"]))
+    return row, parse_spec(manifest["spec"], Path(manifest["spec_path"]))
+
+
+def load_prior(engine: Engine, run_id: str) -> Prior:
+    row, spec = _stored(engine, run_id)
+    manifest = row["manifest"] or {}
     prior = Prior(run_id, row["kind"], spec, Overrides(**manifest.get("overrides", {})),
                   manifest, row["dataset_id"],
                   (row["summary"] or {}).get("otlp_exported_until"))

@@ -63,10 +63,14 @@ def score_spec(dataset: Path, evaluators: list[str | dict[str, Any]], *, respons
 
 class JsonLines:
     """`--out FILE`: one line per result, written after the rows it shows are stored, so the
-    file never holds a score the store lost. Opened before the run is recorded: a bad path
-    stops the command with nothing half-done."""
+    file never holds a score the store lost. Written in place and flushed per batch (no
+    temporary file: after a `kill -9` every stored result is already in FILE, and a resumed
+    run appends the rest to it, so FILE ends with each result once). Opened before the run is
+    recorded: a bad path (a folder, no permission) stops the command with nothing half-done.
+    A fresh run truncates FILE when it opens it; a device or FIFO is written as it is."""
 
     def __init__(self, path: Path, *, append: bool = False) -> None:
+        self.path = path
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self.sink: IO[bytes] = path.open("ab" if append else "wb")

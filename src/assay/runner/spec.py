@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from assay.core.errors import ConfigError
-from assay.core.yamltext import KeyLines, read_text, yaml_mapping
+from assay.core.numbers import number_problem
+from assay.core.yamltext import NUL_IN_SPEC, KeyLines, nul_at, read_text, yaml_mapping
 from assay.targets.registry import TARGETS
 from assay.targets.spec import TARGET_KEYS, TargetSpec, required_options
 
@@ -34,6 +35,8 @@ from .executor_spec import ExecutorSpec, parse_executor
 __all__ = ["TARGET_KEYS", "DatasetSpec", "EvaluatorSpec", "ExperimentSpec", "TargetSpec",
            "load_spec", "parse_spec"]
 
+# samples are items × repeats, each a task and rows: 10^12 repeats crashed the interpreter
+MAX_REPEATS = 10_000
 TOP_KEYS = {"name", "dataset", "targets", "target", "evaluators", "concurrency", "repeats",
             "ground_truth", "tags", "timeout_s", "group_by", "seed", "description", "otlp",
             "truth", "commit", "jury", "judge_model", "executor", "budget"}
@@ -134,6 +137,9 @@ def parse_spec(data: dict[str, Any], path: Path, lines: KeyLines | None = None) 
         return ConfigError(f"{where}: {dotted.replace('.[', '[')}: {msg}" if keys
                            else f"{where}: {msg}")
 
+    nul = nul_at(data)
+    if nul is not None:
+        raise fail(NUL_IN_SPEC, *nul) if nul else fail(NUL_IN_SPEC)
     unknown = sorted(set(data) - TOP_KEYS)
     if unknown:
         raise fail(f"unknown key (known: {', '.join(sorted(TOP_KEYS))})", unknown[0])
@@ -220,16 +226,18 @@ def parse_spec(data: dict[str, Any], path: Path, lines: KeyLines | None = None) 
         except EntryError as exc:
             raise fail(str(exc), "evaluators", i, *exc.keys) from None
 
-    def whole(key: str, default: int, low: int) -> int:
+    def whole(key: str, default: int, low: int, high: int | None = None) -> int:
         value = data.get(key, default)
-        if not isinstance(value, int) or isinstance(value, bool) or value < low:
-            raise fail(f"must be a whole number ≥ {low}", key)
+        if not isinstance(value, int) or isinstance(value, bool) or value < low \
+                or (high is not None and value > high):
+            raise fail(f"must be a whole number ≥ {low}"
+                       + (f" and ≤ {high:,}" if high is not None else ""), key)
         return value
 
     mode, truth = truth_settings(data, path.parent, fail)
     timeout = data.get("timeout_s")
-    if timeout is not None and (not isinstance(timeout, int | float) or timeout <= 0):
-        raise fail("must be a positive number of seconds", "timeout_s")
+    if timeout is not None and number_problem(timeout, above=True):
+        raise fail(f"{number_problem(timeout, above=True)} (seconds)", "timeout_s")
     tags = data.get("tags") or []
     if not isinstance(tags, list):
         raise fail("must be a list", "tags")
@@ -244,13 +252,14 @@ def parse_spec(data: dict[str, Any], path: Path, lines: KeyLines | None = None) 
         usd = budget.get("usd") if isinstance(budget, dict) else None
         if not isinstance(budget, dict) or set(budget) != {"usd"}:
             raise fail("must be a mapping {usd: AMOUNT}", "budget")
-        if not isinstance(usd, int | float) or isinstance(usd, bool) or usd <= 0:
-            raise fail("must be a positive amount of US dollars", "budget", "usd")
+        problem = number_problem(usd, above=True)
+        if problem:
+            raise fail(f"{problem} (US dollars)", "budget", "usd")
     return ExperimentSpec(
         path=path, name=str(data.get("name") or path.stem), dataset=dataset, targets=targets,
         evaluators=evaluators,
         concurrency=0 if data.get("concurrency") == "auto" else whole("concurrency", 8, 1),
-        repeats=whole("repeats", 1, 1), ground_truth=mode, truth=dict(truth),
+        repeats=whole("repeats", 1, 1, MAX_REPEATS), ground_truth=mode, truth=dict(truth),
         tags=[str(t) for t in tags],
         timeout_s=float(timeout) if timeout is not None else None,
         group_by=str(data.get("group_by", "label")),
@@ -278,3 +287,24 @@ def _resolve(spec_path: Path, value: str) -> Path:
     """Paths in a spec are relative to the spec's folder, so a spec runs from anywhere."""
     p = Path(value)
     return p if p.is_absolute() else spec_path.parent / p
+
+
+def read_files(spec: ExperimentSpec) -> dict[str, Path | None]:
+    """The files a run of `spec` reads, by what they are — an output naming one is refused
+    (core/outputs.py): the spec, the dataset file, recorded answers, checks' .py files and
+    Python targets' modules (as `module:function` finds them beside the spec)."""
+    files: dict[str, Path | None] = {"the spec": spec.path if spec.path.is_file() else None}
+    if spec.dataset.name is None:
+        files["the dataset"] = spec.dataset.path
+    for t in spec.targets:
+        ref = t.options.get("function")
+        if t.type == "recorded" and isinstance(t.options.get("file"), str):
+            files[f"the recorded answers of target '{t.name}'"] = Path(t.options["file"])
+        elif t.type == "python" and isinstance(ref, str) and ":" in ref:
+            module = spec.base / Path(*ref.partition(":")[0].split("."))
+            for i, candidate in enumerate((module.with_suffix(".py"), module / "__init__.py")):
+                files[f"the module of target '{t.name}'" + " (package)" * i] = candidate
+    for e in spec.evaluators:
+        if e.name == "python" and isinstance(e.args.get("path"), str):
+            files[f"the check file {e.args['path']}"] = Path(e.args["path"])
+    return files

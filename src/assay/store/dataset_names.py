@@ -5,17 +5,22 @@ version already has makes no new version."""
 from __future__ import annotations
 
 import difflib
+import random
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Engine, func, insert, select
+from sqlalchemy.exc import IntegrityError
 
-from assay.core.errors import ConfigError
+from assay.core.errors import ConfigError, StoreError
 from assay.core.types import Item
 
 from .repo import now
 from .schema import dataset_versions, datasets, items, runs
+
+ALLOCATE_TRIES = 50  # each try loses only to a writer that did get a version
 
 
 @dataclass(frozen=True)
@@ -45,7 +50,26 @@ def _select() -> Any:
 def add_version(engine: Engine, name: str, dataset_id: str, source: str
                 ) -> tuple[NamedVersion, bool]:
     """The name's next version for this content, or its latest when that has the same content
-    (False: nothing new). The dataset itself must be saved first."""
+    (False: nothing new). The dataset itself must be saved first.
+
+    The next number is read, then inserted: two writers adding under one name at once can read
+    the same latest and collide on (name, version). The loser's transaction is rolled back and
+    it reads again — so each content gets its own version, or finds it is already the latest —
+    instead of dying with an IntegrityError while its content got no version."""
+    for attempt in range(ALLOCATE_TRIES):
+        try:
+            return _add_version(engine, name, dataset_id, source)
+        except IntegrityError:
+            if attempt == ALLOCATE_TRIES - 1:
+                break
+            time.sleep(random.uniform(0, 0.01 * (attempt + 1)))  # apart, not in step again
+    raise StoreError(f"dataset '{name}': no version could be allocated after "
+                     f"{ALLOCATE_TRIES} tries (other writers kept adding under this name); "
+                     "run the command again")
+
+
+def _add_version(engine: Engine, name: str, dataset_id: str, source: str
+                 ) -> tuple[NamedVersion, bool]:
     with engine.begin() as conn:
         latest = conn.execute(_select().where(dataset_versions.c.name == name)
                               .order_by(dataset_versions.c.version.desc()).limit(1)).first()

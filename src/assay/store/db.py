@@ -48,6 +48,17 @@ def redact(url: str) -> str:
         return "<invalid database URL>"
 
 
+def store_file(url: str | None = None) -> Path | None:
+    """The SQLite file a store URL names (outputs must never overwrite it), or None."""
+    try:
+        parsed = make_url(resolve_url(url))
+    except ArgumentError:
+        return None
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+        return Path(parsed.database)
+    return None
+
+
 def open_engine(url: str | None = None) -> Engine:
     resolved = resolve_url(url)
     try:

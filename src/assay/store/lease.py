@@ -73,28 +73,34 @@ def acquire(engine: Engine, run_id: str) -> None:
     """Take the run's lease, or raise RunBusyError naming its holder. Atomic: the update only
     happens if the holder is still the one seen, so two processes never both get it."""
     with engine.begin() as conn:
-        row = conn.execute(select(runs.c.lease_owner, runs.c.lease_until)
+        row = conn.execute(select(runs.c.lease_owner, runs.c.lease_until, runs.c.kind)
                            .where(runs.c.id == run_id)).first()
         if row is None:
             return  # no such run: the caller says so
-        holder, until = row
+        holder, until, kind = row
         if holder and holder != owner() and _alive(holder, until):
-            raise busy(run_id, holder)
+            raise busy(run_id, holder, kind)
         seen = runs.c.lease_owner.is_(None) if holder is None else \
             runs.c.lease_owner == holder
         taken = conn.execute(update(runs).where(runs.c.id == run_id, seen).values(
             **fields())).rowcount
     if not taken:
-        raise busy(run_id, holder or "another process")
+        raise busy(run_id, holder or "another process", kind)
 
 
-def busy(run_id: str, holder: str) -> RunBusyError:
+# how each kind of run is continued: the hint of a refusal names the command that resumes it
+RESUME = {"run": "assay run --resume {id}", "score": "assay score --resume {id}",
+          "online": "assay watch SPEC (the spec named as this online run)"}
+
+
+def busy(run_id: str, holder: str, kind: str | None = None) -> RunBusyError:
     host, _, rest = holder.partition(":")
     pid = rest.partition(":")[0]
     who = f"process {pid} on {host}" if pid.isdigit() else holder
+    resume = RESUME.get(kind or "run", RESUME["run"]).format(id=run_id)
     return RunBusyError(f"run {run_id} is being worked on by another process ({who}); "
-                        "nothing was done — wait for it to finish, or stop it and resume "
-                        f"with: assay run --resume {run_id}")
+                        f"nothing was done — wait for it to finish, or stop it and resume "
+                        f"with: {resume}")
 
 
 def release(engine: Engine, run_id: str) -> None:

@@ -7,10 +7,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine, Integer, and_, case, cast, func, insert, select
+from sqlalchemy import Engine, Integer, and_, case, cast, delete, exists, func, insert, select
 
-from .repo import now
-from .schema import answers, datasets, items, results, runs
+from .repo import now, written_safely
+from .schema import answers, datasets, items, results, runs, spans
+
+UNKNOWN_SHAPE = "unknown trace shape: "  # the error of a stored trace that was not scored
 
 BUCKETS = {"minute": 60, "hour": 3600}
 
@@ -32,9 +34,43 @@ def create_dataset(engine: Engine, run_id: str, name: str, path: str) -> str:
 
 def write_items(engine: Engine, rows: list[dict[str, Any]]) -> None:
     """Items of traces just read, in one transaction (they precede their samples' rows)."""
-    if rows:
+    def write(batch: list[dict[str, Any]]) -> None:
         with engine.begin() as conn:
-            conn.execute(insert(items), rows)
+            conn.execute(insert(items), batch)
+
+    if rows:  # text the trace boundary missed is replaced, not a watch stopped (repo.py)
+        written_safely(write, rows)
+
+
+def stored_counts(engine: Engine, run_id: str, *, remove_partial: bool = False
+                  ) -> tuple[int, int, int]:
+    """(evaluated, unknown shape, partial traces removed), as the store holds them: what the
+    run's counters must say (a watch's counters, saved every second, can run ahead of its
+    batched rows, and a `kill -9` loses the batch in memory). A trace is stored once it has its
+    answer row; with `remove_partial`, an item without one (a kill between two writes of an
+    older store, or an evaluation that raised) is removed with its spans, so a resend of that
+    trace is evaluated rather than taken for a duplicate."""
+    did = dataset_id(run_id)
+    has_answer = exists().where(answers.c.run_id == run_id, answers.c.item_id == items.c.item_id)
+    with engine.begin() as conn:
+        removed = 0
+        if remove_partial:
+            partial = list(conn.execute(select(items.c.item_id).where(
+                items.c.dataset_id == did, ~has_answer)).scalars())
+            for start in range(0, len(partial), 500):
+                chunk = partial[start:start + 500]
+                conn.execute(delete(spans).where(spans.c.run_id == run_id,
+                                                 spans.c.item_id.in_(chunk)))
+                conn.execute(delete(results).where(results.c.run_id == run_id,
+                                                   results.c.item_id.in_(chunk)))
+                conn.execute(delete(items).where(items.c.dataset_id == did,
+                                                 items.c.item_id.in_(chunk)))
+            removed = len(partial)
+        unknown = answers.c.error.like(UNKNOWN_SHAPE + "%")
+        row = conn.execute(select(
+            func.sum(case((unknown, 0), else_=1)), func.sum(case((unknown, 1), else_=0)))
+            .where(answers.c.run_id == run_id)).one()
+    return int(row[0] or 0), int(row[1] or 0), removed
 
 
 def recent_item_ids(engine: Engine, run_id: str, limit: int) -> list[str]:

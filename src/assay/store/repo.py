@@ -7,7 +7,9 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
 from sqlalchemy import JSON, Connection, DateTime, Engine, Table, insert, select, update
+from sqlalchemy import exc as sqlalchemy_exc
 
 from assay.core import secrets
 from assay.core.text import safe_value
@@ -202,25 +204,59 @@ def list_results(engine: Engine, run_id: str) -> list[dict[str, Any]]:
 
 
 def write_rows(engine: Engine, rows: dict[str, list[dict[str, Any]]]) -> None:
-    """Rows for several tables in one transaction (the runner's group commit)."""
+    """Rows for several tables in one transaction (the runner's group commit). `items` (an
+    online run's traces) go first, in the same transaction as their samples' rows: a kill
+    leaves a trace stored whole or not at all."""
     tables = {"answers": answers, "results": results, "spans": spans,
               "truth_snapshots": truth_snapshots}
 
     def write(batch: dict[str, list[dict[str, Any]]]) -> None:
         with engine.begin() as conn:
+            if batch.get("items"):  # the agent's data, as it came: not masked
+                _insert(conn, items, batch["items"])
             for name in ("answers", "truth_snapshots", "results", "spans"):
                 if batch.get(name):
                     _insert(conn, tables[name], _masked(batch[name]))
 
+    written_safely(write, rows)
+
+
+# What a driver raises on text no boundary made safe: SQLite and orjson on an unpaired surrogate
+# (UnicodeEncodeError, TypeError); PostgreSQL on a NUL, in text or as JSONB's \u0000 (DataError)
+_UNSAFE_TEXT = (UnicodeEncodeError, TypeError, sqlalchemy_exc.DataError)
+
+
+def written_safely(write: Callable[[Any], None], rows: Any) -> None:
+    """`write(rows)`; when the database refuses their text, written again with it replaced, as
+    at the boundaries (core/text.py): text that slipped past them must not stop a run or a
+    watch. Anything else (or rows with nothing to replace) raises as it was."""
     try:
         write(rows)
-    except (UnicodeEncodeError, TypeError):
-        # Text no boundary made safe (an unpaired surrogate: SQLite and orjson cannot encode
-        # it) must not stop the run: it is replaced, as at the boundaries (core/text.py).
-        safe, changed = safe_value(rows)
+    except _UNSAFE_TEXT:
+        safe, changed = _safe_rows(rows)
         if not changed:
             raise
         write(safe)
+
+
+def _safe_rows(value: Any) -> tuple[Any, bool]:
+    """`safe_value`, and JSON text encoded already (RawJSON), where a NUL is the escape
+    \\u0000 that PostgreSQL's JSONB refuses, decoded, made safe and encoded again."""
+    if isinstance(value, RawJSON):
+        if "\\u0000" not in value:  # orjson wrote it: no surrogate, a NUL only escaped
+            return value, False
+        decoded, changed = safe_value(orjson.loads(str(value)))  # (no str subclass)
+        return (RawJSON(orjson.dumps(decoded).decode()), True) if changed else (value, False)
+    if isinstance(value, dict):
+        pairs = [(safe_value(k)[0] if isinstance(k, str) else k, _safe_rows(v))
+                 for k, v in value.items()]
+        changed = any(c for _, (_, c) in pairs) or any(
+            isinstance(k, str) and safe_value(k)[1] for k in value)
+        return ({k: v for k, (v, _) in pairs}, True) if changed else (value, False)
+    if isinstance(value, list):
+        seq = [_safe_rows(v) for v in value]
+        return ([v for v, _ in seq], True) if any(c for _, c in seq) else (value, False)
+    return safe_value(value)
 
 
 def _masked(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from assay.core.errors import ConfigError
+from assay.core.numbers import number_problem
 from assay.core.types import Answer, Item
 
 
@@ -42,3 +43,12 @@ def mapping_option(value: Any, key: str, name: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ConfigError(f"target '{name}': {key} must be a mapping")
     return value
+
+
+def timeout_option(value: Any, name: str) -> float:
+    """A target's own `timeout_s`: a finite number > 0 (≤ 0 waited forever, NaN timed out
+    every item at once)."""
+    problem = number_problem(value, above=True)
+    if problem is not None:
+        raise ConfigError(f"target '{name}': timeout_s {problem}")
+    return float(value)

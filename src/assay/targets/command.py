@@ -15,7 +15,7 @@ import orjson
 from assay.core.errors import ConfigError
 from assay.core.types import Answer, Item
 
-from .base import TargetContext
+from .base import TargetContext, timeout_option
 from .boundary import settled
 
 
@@ -68,4 +68,4 @@ class CommandTarget:
 
 def build(ctx: TargetContext, *, name: str, command: str | list[str],
           timeout_s: float = 60) -> CommandTarget:
-    return CommandTarget(name, command, timeout_s=float(timeout_s), cwd=ctx.base)
+    return CommandTarget(name, command, timeout_s=timeout_option(timeout_s, name), cwd=ctx.base)

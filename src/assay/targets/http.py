@@ -20,10 +20,11 @@ import orjson
 
 from assay.core import secrets
 from assay.core.errors import ConfigError
+from assay.core.numbers import token_counts
 from assay.core.render import SINGLE, render
 from assay.core.types import Answer, Item
 
-from .base import TargetContext, mapping_option
+from .base import TargetContext, mapping_option, timeout_option
 from .boundary import settled
 from .trajectory import read as read_tool_calls
 
@@ -172,7 +173,7 @@ class HttpTarget:
         value = found[0].value
         usage = data.get("usage") if isinstance(data, dict) else None
         return Answer(value if isinstance(value, str) else orjson.dumps(value).decode(),
-                      extras, {k: v for k, v in (usage or {}).items() if isinstance(v, int)},
+                      extras, token_counts(usage),
                       latency, data, None)
 
     async def close(self) -> None:
@@ -190,4 +191,4 @@ def build(ctx: TargetContext, *, name: str, url: str, method: str = "POST",
                       body=body, answer_path=str(answer_path),
                       extras={str(k): str(v) for k, v in
                               mapping_option(extras, "extras", name).items()},
-                      timeout_s=float(timeout_s), tool_calls=str(tool_calls))
+                      timeout_s=timeout_option(timeout_s, name), tool_calls=str(tool_calls))

@@ -1,26 +1,25 @@
 """`python`: `module:function`, sync or async, called with the item's fields (a copy) and
-returning the answer text or `{"text": …, "metadata": {…}}`. An exception is that item's error.
+returning the answer text or `{"text": …, "metadata": {…}}`. An exception — `sys.exit()` too — is
+that item's error.
 
-A sync function runs in a thread of its own, a daemon thread, so it cannot stall the other items
-and a timeout really ends its item: the run's `timeout_s` stops waiting for it, the item is
-marked a timeout, and the thread — which Python cannot stop from outside — is left behind, so a
-function that never returns (`time.sleep(3600)`) no longer keeps the process alive after the run.
-(A thread of asyncio's default executor would: the loop and the interpreter join those at exit.)"""
+A sync function runs in a daemon thread of its own (core/calls.py), so it cannot stall the other
+items and a timeout really ends its item: the run's `timeout_s` stops waiting for it, the item
+is marked a timeout, and a function that never returns (`time.sleep(3600)`) does not keep the
+process alive after the run."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import importlib
 import inspect
 import sys
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from assay.core.calls import FAILURES, failure_text, in_daemon_thread, in_user_coroutine
 from assay.core.errors import ConfigError
+from assay.core.numbers import token_counts
 from assay.core.types import Answer, Item
 
 from .base import TargetContext
@@ -37,6 +36,10 @@ def load_function(ref: str, where: str, search: Path | None = None) -> Callable[
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise ConfigError(f"{where}: cannot import module '{module_name}': {exc}") from None
+    except FAILURES as exc:  # a SyntaxError, an error or sys.exit() while it imports
+        line = f" (line {exc.lineno})" if isinstance(exc, SyntaxError) and exc.lineno else ""
+        raise ConfigError(f"{where}: importing module '{module_name}' failed: "
+                          f"{failure_text(exc)}{line}") from None
     fn = getattr(module, attr, None)
     if not callable(fn):
         raise ConfigError(f"{where}: module '{module_name}' has no function '{attr}'")
@@ -67,11 +70,10 @@ class PythonTarget:
         fields = dict(item.fields)
         start = time.perf_counter()
         try:
-            out = await self.fn(fields) if self.is_async else \
+            out = await in_user_coroutine(self.fn, fields) if self.is_async else \
                 await in_daemon_thread(self.fn, fields)
-        except Exception as exc:
-            return Answer(None, {}, {}, time.perf_counter() - start, None,
-                          f"{type(exc).__name__}: {exc}")
+        except FAILURES as exc:  # sys.exit() in an async function too; a Ctrl-C goes through
+            return Answer(None, {}, {}, time.perf_counter() - start, None, failure_text(exc))
         latency = time.perf_counter() - start
         if isinstance(out, str):
             return Answer(out, {}, {}, latency)
@@ -79,7 +81,7 @@ class PythonTarget:
             meta = out.get("metadata") or {}
             usage = meta.get("usage") if isinstance(meta, dict) else None
             return Answer(out.get("text"), {"metadata": meta},
-                          {k: v for k, v in (usage or {}).items() if isinstance(v, int)},
+                          token_counts(usage),
                           latency)
         return Answer(None, {}, {}, latency, None,
                       f"{self.ref} returned {type(out).__name__}; expected text or "
@@ -92,32 +94,3 @@ class PythonTarget:
 def build(ctx: TargetContext, *, name: str, function: str | Callable[..., Any]) -> PythonTarget:
     return PythonTarget(name, function if callable(function) else str(function),
                         search=ctx.base)
-
-
-async def in_daemon_thread(fn: Callable[..., Any], *args: Any) -> Any:
-    """`fn(*args)` in a new daemon thread; cancelling the await abandons the thread (its result,
-    if it ever comes, is dropped) instead of waiting for it."""
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[Any] = loop.create_future()
-
-    def settle(ok: bool, value: Any) -> None:
-        if future.done():  # timed out and cancelled meanwhile
-            return
-        if ok:
-            future.set_result(value)
-        else:
-            future.set_exception(value)
-
-    def call() -> None:
-        try:
-            result = fn(*args)
-        except BaseException as exc:  # handed to the awaiting item, whatever it is
-            ok, value = False, exc
-        else:
-            ok, value = True, result
-        with contextlib.suppress(RuntimeError):  # a closed loop: the run ended without it
-            loop.call_soon_threadsafe(settle, ok, value)
-
-    threading.Thread(target=call, name=f"assay-python-target:{getattr(fn, '__name__', '?')}",
-                     daemon=True).start()
-    return await future

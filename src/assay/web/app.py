@@ -15,9 +15,10 @@ from urllib.parse import quote
 from fastapi import FastAPI, Form, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, select_autoescape
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator
 
 from assay import __version__
+from assay.core.access import open_bind_refusal
 from assay.core.errors import AssayError, ConfigError
 from assay.report import html as report_html
 from assay.report.compare import compare_runs
@@ -42,6 +43,14 @@ class ReviewIn(BaseModel):
     reviewer: str
     target: str | None = None
     epoch: int = 0
+
+    @field_validator("score", "epoch", mode="before")
+    @classmethod
+    def _no_bool(cls, value: Any) -> Any:
+        """pydantic reads JSON `true` as 1.0 (and 1): a reviewer's `true` is no score (422)."""
+        if isinstance(value, bool):
+            raise ValueError("must be a number (or null), not true/false")
+        return value
 
 
 def _env() -> Environment:
@@ -269,9 +278,9 @@ def _models(models_file: Path | None) -> list[dict[str, Any]]:
 def check_bind(host: str, token: str | None) -> None:
     """Refuse, before anything is printed or opened, to serve beyond this machine without a
     token."""
-    if host not in security.LOCAL_HOSTS and not token:
-        raise ConfigError(f"listening on {host} makes the UI reachable from other machines: "
-                          "set ASSAY_UI_TOKEN to a secret first")
+    refusal = open_bind_refusal(host, token, "the UI", "ASSAY_UI_TOKEN")
+    if refusal is not None:
+        raise ConfigError(refusal)
 
 
 def serve(engine: Engine, *, host: str, port: int, token: str | None,

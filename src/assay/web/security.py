@@ -17,14 +17,15 @@ writes, the token, and the headers every response carries.
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import Awaitable, Callable, Iterable
 from urllib.parse import urlencode, urlsplit
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 
-LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+from assay.core.access import LOCAL_HOSTS as LOCAL_HOSTS
+from assay.core.access import token_matches
+
 EVERY_INTERFACE = ("0.0.0.0", "::", "")
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 HEADERS = {
@@ -90,7 +91,7 @@ def _given_token(request: Request) -> tuple[str, bool]:
 
 
 def _matches(given: str, token: str) -> bool:
-    return hmac.compare_digest(given.encode("utf-8", "replace"), token.encode("utf-8"))
+    return token_matches(given, token)
 
 
 def install(app: FastAPI, *, token: str | None, hosts: Iterable[str] | None) -> None:

@@ -84,3 +84,18 @@ def test_a_provider_snapshot_is_settled() -> None:
     secrets.forget_all()
     fine = TruthSnapshot("x", "y", "q", datetime.now(UTC), "ok", {"last": 1.0})
     assert settled_snapshot(fine) is fine
+
+
+def test_a_secret_echoed_url_encoded_is_masked_too() -> None:
+    """An endpoint that echoes its query string echoes the key URL-encoded (issue 27)."""
+    from assay.core import secrets
+
+    secrets.forget_all()
+    try:
+        secrets.remember("sk-abc/def+ghi=jkl", "MY_KEY")
+        for echoed in ("sk-abc%2Fdef%2Bghi%3Djkl", "sk-abc%2Fdef%2Bghi%3Djkl",
+                       "sk-abc/def%2Bghi%3Djkl"):
+            assert secrets.mask(f"GET /v1?key={echoed} 401") == "GET /v1?key=[secret $MY_KEY] 401"
+        assert secrets.mask("key=sk-abc/def+ghi=jkl") == "key=[secret $MY_KEY]"
+    finally:
+        secrets.forget_all()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 # Shorter values are not masked: replacing every "abc" in every answer would garble text more
 # than it protects (real keys and tokens are far longer).
@@ -24,14 +25,17 @@ _ordered: tuple[tuple[str, str], ...] = ()  # longest first, so a key inside ano
 
 
 def remember(value: str | None, name: str) -> None:
-    """Note a secret read from `name`; every later `mask` replaces it."""
+    """Note a secret read from `name`; every later `mask` replaces it — as written and as a URL
+    would carry it (an endpoint that echoes a query string echoes `sk%2Dabc…`, not `sk-abc…`)."""
     global _ordered
     if not value or len(value) < MIN_LENGTH:
         return
+    forms = {value, quote(value, safe=""), quote_plus(value), quote(value)}
     with _lock:
-        if _names.get(value) == name:
+        if all(_names.get(f) == name for f in forms):
             return
-        _names[value] = name
+        for form in forms:
+            _names[form] = name
         _ordered = tuple(sorted(_names.items(), key=lambda kv: -len(kv[0])))
 
 

@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import Engine, event
 
 from assay.datasets.named import add_named
 from assay.store import dataset_names
@@ -31,15 +31,7 @@ def test_concurrent_adds_under_one_name_each_get_a_version(tmp_path: Path) -> No
     outcome: dict[int, Any] = {}
 
     def writer(n: int) -> None:
-        engine = open_engine(url)
-        first = [True]
-
-        @event.listens_for(engine, "after_cursor_execute")
-        def wait(conn, cursor, statement, *rest):  # type: ignore[no-untyped-def]
-            if first[0] and statement.lstrip().upper().startswith("SELECT") and \
-                    "dataset_versions" in statement:
-                first[0] = False
-                all_read.wait()  # every writer has read "no version yet"
+        engine = _held_after_first_read(url, all_read)
 
         try:
             named, new = add_named(engine, "prices", files[n])
@@ -69,15 +61,7 @@ def test_concurrent_adds_of_one_content_make_one_version(tmp_path: Path) -> None
     outcome: list[Any] = []
 
     def writer() -> None:
-        engine = open_engine(url)
-        first = [True]
-
-        @event.listens_for(engine, "after_cursor_execute")
-        def wait(conn, cursor, statement, *rest):  # type: ignore[no-untyped-def]
-            if first[0] and statement.lstrip().upper().startswith("SELECT") and \
-                    "dataset_versions" in statement:
-                first[0] = False
-                all_read.wait()
+        engine = _held_after_first_read(url, all_read)
 
         try:
             named, new = add_named(engine, "prices", f)
@@ -91,3 +75,19 @@ def test_concurrent_adds_of_one_content_make_one_version(tmp_path: Path) -> None
     for t in threads:
         t.join(60)
     assert sorted(outcome, key=repr) == [(1, False), (1, False), (1, True)], outcome
+
+
+def _held_after_first_read(url: str, all_read: threading.Barrier) -> Engine:
+    """An engine that waits at `all_read` right after its first read of the versions: every
+    writer has read "no version yet" before any writes (the race window)."""
+    engine = open_engine(url)
+    first = [True]
+
+    @event.listens_for(engine, "after_cursor_execute")
+    def wait(conn, cursor, statement, *rest):  # type: ignore[no-untyped-def]
+        if first[0] and statement.lstrip().upper().startswith("SELECT") and \
+                "dataset_versions" in statement:
+            first[0] = False
+            all_read.wait()
+
+    return engine

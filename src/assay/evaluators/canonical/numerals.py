@@ -233,7 +233,8 @@ def spelled(text: str) -> tuple[str, list[str]]:
     if "-" in text and _SPELLED_SPAN.search(text):
         text = _SPELLED_SPAN.sub(lambda m: f"{_WORD_N[m.group(1).lower()]}-{m.group(2)}", text)
         return spelled(text)[0], ["number words → digits"]
-    if ("twenty" in text.lower() or "nineteen" in text.lower()) and _SPOKEN_YEAR.search(text):
+    low = text.lower()
+    if ("twenty" in low or "nineteen" in low) and _SPOKEN_YEAR.search(text):
         text = _SPOKEN_YEAR.sub(_year, text)
         return spelled(text)[0], ["number words → digits"]
     if "**" in text:

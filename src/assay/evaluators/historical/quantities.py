@@ -54,9 +54,11 @@ _CURRENCY_AFTER: list[tuple[str, str]] = [
     ("hk dollars", "HKD"), ("eur", "EUR"), ("euros", "EUR"), ("euro", "EUR"),
     ("jpy", "JPY"), ("yen", "JPY"), ("gbp", "GBP"), ("pounds", "GBP"),
 ]
-_CURRENCY_WORD = {"新台币": "TWD", "台币": "TWD", "港币": "HKD", "港元": "HKD", "美元": "USD",
-                  "日元": "JPY", "欧元": "EUR", "英镑": "GBP"}
-_CURRENCY_WORD_BEFORE = re.compile(r"(新台币|台币|港币|港元|美元|日元|欧元|英镑)\s*$")
+# a foreign currency's Chinese name before a number whose unit is 元 ("新台币28943亿元")
+_CURRENCY_WORD = {w: c for w, c in _CURRENCY_AFTER
+                  if c != "CNY" and all("\u4e00" <= ch <= "\u9fff" for ch in w)}
+_CURRENCY_WORD_BEFORE = re.compile("(" + "|".join(sorted(_CURRENCY_WORD, key=len, reverse=True))
+                                   + r")\s*$")
 _CURRENCY_BEFORE: list[tuple[str, str]] = [
     ("nt$", "TWD"), ("s$", "SGD"), ("a$", "AUD"), ("c$", "CAD"), ("twd", "TWD"),
     ("us$", "USD"), ("hk$", "HKD"), ("rmb", "CNY"), ("usd", "USD"), ("cny", "CNY"),

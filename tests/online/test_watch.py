@@ -206,6 +206,8 @@ def test_ground_truth_at_answer_time_and_without_a_resolver(tmp_path: Path,
      "watch.yaml:5: rubric.tolerance: unknown key"),
     ("evaluators: finance-rubric\n", "watch.yaml:4: evaluators: must be a non-empty list"),
     ("evaluators: [x]\nground_truth: wrong\n", "watch.yaml:5: ground_truth: ground-truth mode"),
+    ("evaluators: [x]\ntimeout_s: .nan\n",
+     "watch.yaml:5: timeout_s: must be a finite number > 0 and ≤ 86400, not nan (seconds)"),
 ])
 def test_spec_errors_name_file_line_and_field(tmp_path: Path, body: str, message: str) -> None:
     with pytest.raises(ConfigError) as exc:
@@ -261,3 +263,25 @@ def test_instruments_resolved_from_the_question(tmp_path: Path, db_url: str,
                     "candidates": [{"code": "00700"}, {"code": "TCEHY"}]}
     assert "akshare_ticker" not in items[tencent[0].trace_id].fields
     assert res[tencent[0].trace_id]["score"] is None
+
+
+def test_timeout_s_ends_a_check_that_hangs_on_one_trace(tmp_path: Path, db_url: str) -> None:
+    """A python: check that never returns on one trace is that trace's error after
+    `timeout_s`; the watch goes on scoring the next ones (issue 27, M6)."""
+    (tmp_path / "checks.py").write_text(
+        "import time\n\n"
+        "def hangs(item, answer):\n"
+        "    if 'hang' in answer:\n"
+        "        time.sleep(3600)\n"
+        "    return True\n", "utf-8")
+    w = Watching(db_url, write_spec(tmp_path, 'evaluators: [{python: "checks.py:hangs"}]\n'
+                                              "timeout_s: 1\nconcurrency: 1\n")).start()
+    stuck, fine = agent_trace("q1?", "hang"), agent_trace("q2?", "42")
+    send(w.endpoint, stuck)
+    send(w.endpoint, fine)
+    w.wait_evaluated(2, timeout_s=30)
+    result = w.stop()
+    assert (result.counters.evaluated, result.counters.failed) == (2, 0)
+    got = {r["item_id"]: r["reason"] for r in repo.list_results(w.engine, w.run_id)}
+    assert got == {stuck[0].trace_id: "evaluator timeout after 1 s",
+                   fine[0].trace_id: "hangs returned True"}

@@ -97,6 +97,9 @@ def score(
     db: DbOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     executor: ExecutorOption = None,
+    timeout: Annotated[float | None, typer.Option(
+        "--timeout", help="Seconds a check of one's own (python:) may take on one answer "
+        "before that answer is an error (default 60).")] = None,
 ) -> None:
     """Score answers that already exist, e.g. with the executable finance rubric."""
     from .score_cmd import CiOutputs, run_score
@@ -108,7 +111,7 @@ def score(
                      group_by=by, db=db, quiet=quiet, judge_model=judge_model,
                      use_cache=not no_cache, models_file=models, jury=jury,
                      ci=CiOutputs(junit, junit_threshold, github), executor=executor,
-                     max_cost=max_cost)
+                     max_cost=max_cost, timeout_s=timeout)
     raise typer.Exit(code)
 
 

@@ -57,12 +57,15 @@ def run_score(*, dataset: Path | None, responses: Path | None, evaluators: list[
               use_cache: bool = True, models_file: Path | None = None,
               jury: str | None = None, resume: str | None = None,
               ci: CiOutputs | None = None, args: list[str] | None = None,
-              executor: str | None = None, max_cost: float | None = None) -> int:
+              executor: str | None = None, max_cost: float | None = None,
+              timeout_s: float | None = None) -> int:
     # A pipe or file gets full-width tables (Rich would squeeze long labels to 80 columns).
     console = Console(stderr=False)
     if not console.is_terminal:
         console = Console(stderr=False, width=160)
     check_limits(max_cost, ci, fail_under)
+    if timeout_s is not None:
+        checked(timeout_s, "--timeout (seconds)", above=True)
     inputs = {"the dataset": dataset, "the recorded answers (--responses)": responses,
               "the store": store_file(db)}
     refuse_inputs(out, "--out", inputs)
@@ -74,10 +77,11 @@ def run_score(*, dataset: Path | None, responses: Path | None, evaluators: list[
         spec = score_spec(dataset, cli_entries(evaluators, args or []), responses=responses,
                           response_field=response_field, fields=parse_field_map(fields),
                           id_field=id_field, group_by=group_by, judge_model=judge_model,
-                          jury=jury, executor=executor, max_cost=max_cost)
-    elif dataset is not None or args or executor is not None:
+                          jury=jury, executor=executor, max_cost=max_cost,
+                          timeout_s=timeout_s)
+    elif dataset is not None or args or executor is not None or timeout_s is not None:
         raise ConfigError("--resume continues a run as it was started: give no DATASET, "
-                          "--arg or --executor")
+                          "--arg, --executor or --timeout")
     engine = open_engine(db)
     # every file the run reads, the resumed run's too (its spec from the store)
     read = {**read_files(spec if spec is not None else prior_spec(engine, str(resume))),

@@ -63,6 +63,14 @@ class KeyLines:
                 break
         return found
 
+    def error(self, path: Path, msg: str, *keys: str | int) -> ConfigError:
+        """`FILE:LINE: a.b[2].c: msg` — a spec's one-line error at the key it is about."""
+        line = self.line(*keys) if keys else None
+        where = f"{path}:{line}" if line else str(path)
+        dotted = ".".join(str(k) if isinstance(k, str) else f"[{k}]" for k in keys)
+        return ConfigError(f"{where}: {dotted.replace('.[', '[')}: {msg}" if keys
+                           else f"{where}: {msg}")
+
 
 NUL_IN_SPEC = "holds a NUL character (\\0), which no store keeps: remove it"
 

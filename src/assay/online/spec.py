@@ -12,6 +12,7 @@
     quiet_s: 2.0                     # a trace is complete this long after its root span arrived
     queue: 1000                      # traces waiting for evaluation, at most
     concurrency: auto                # samples evaluated at once
+    timeout_s: 10                    # seconds a python: check may take on one trace (60)
 
 Every mistake is one line naming the file, the line and the field."""
 
@@ -24,11 +25,12 @@ from typing import Any
 from assay.core.errors import ConfigError
 from assay.core.numbers import number_problem
 from assay.core.yamltext import NUL_IN_SPEC, KeyLines, nul_at, read_text, yaml_mapping
+from assay.runner.evaluator_entries import EntryError, EvaluatorSpec, parse_entry
 from assay.runner.spec import truth_settings
 
 KEYS = {"name", "source", "sample", "seed", "filter", "evaluators", "ground_truth", "truth",
         "rubric", "quiet_s", "orphan_s", "queue", "concurrency", "judge_model", "jury",
-        "description", "tags", "max_trace_mb", "max_pending_mb"}
+        "description", "tags", "max_trace_mb", "max_pending_mb", "timeout_s"}
 RUBRIC_KEYS = {"required", "precision"}
 DAY_S = 86_400.0  # a trace waits at most this long to complete
 MAX_CONCURRENCY = 10_000  # one task per worker: 10^8 of them was a MemoryError
@@ -48,7 +50,7 @@ class WatchSpec:
     name: str
     host: str
     port: int
-    evaluators: list[str]
+    evaluators: list[EvaluatorSpec]
     sample: float = 1.0
     seed: int = 0
     filter: dict[str, list[Any]] = field(default_factory=dict)
@@ -63,6 +65,7 @@ class WatchSpec:
     concurrency: int = 0  # 0: auto (1 for code evaluators, more for model judges)
     judge_model: str | None = None
     jury: str | None = None
+    timeout_s: float | None = None  # a code check's call (runner/evaluate.py's default if None)
     raw: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -88,10 +91,8 @@ def load_watch_spec(path: str | Path) -> WatchSpec:
 def parse_watch_spec(data: dict[str, Any], path: Path, text: str | None = None) -> WatchSpec:
     lines = KeyLines(text)
 
-    def fail(msg: str, *keys: str) -> ConfigError:
-        line = lines.line(*keys)
-        where = f"{path}:{line}" if line else str(path)
-        return ConfigError(f"{where}: {'.'.join(keys)}: {msg}" if keys else f"{where}: {msg}")
+    def fail(msg: str, *keys: str | int) -> ConfigError:
+        return lines.error(path, msg, *keys)
 
     nul = nul_at(data)
     if nul is not None:
@@ -118,8 +119,14 @@ def parse_watch_spec(data: dict[str, Any], path: Path, text: str | None = None) 
     if not isinstance(flt, dict):
         raise fail("must be a mapping of attribute: value (or list of values)", "filter")
     evs = data.get("evaluators")
-    if not isinstance(evs, list) or not evs or not all(isinstance(e, str) for e in evs):
-        raise fail("must be a non-empty list of evaluator names", "evaluators")
+    if not isinstance(evs, list) or not evs:
+        raise fail("must be a non-empty list of evaluator names or mappings", "evaluators")
+    evaluators: list[EvaluatorSpec] = []
+    for i, e in enumerate(evs):
+        try:  # as in `assay run` specs: names, {name, args}, {python: FILE:FUNCTION}, paths
+            evaluators.append(parse_entry(e, path.parent))  # relative to the spec's folder
+        except EntryError as exc:
+            raise fail(str(exc), "evaluators", i, *exc.keys) from None
     mode, truth = truth_settings(data, path.parent, fail)
     rubric = data.get("rubric")
     if rubric is not None:
@@ -143,6 +150,9 @@ def parse_watch_spec(data: dict[str, Any], path: Path, text: str | None = None) 
     if numbers["max_pending_mb"] < numbers["max_trace_mb"]:
         raise fail(f"must be at least max_trace_mb ({numbers['max_trace_mb']:g}): one trace "
                    "of that size must fit", "max_pending_mb")
+    timeout = data.get("timeout_s")
+    if timeout is not None and number_problem(timeout, above=True, high=DAY_S):
+        raise fail(f"{number_problem(timeout, above=True, high=DAY_S)} (seconds)", "timeout_s")
     conc = data.get("concurrency", "auto")
     if conc != "auto" and (isinstance(conc, bool) or not isinstance(conc, int) or conc < 1
                            or conc > MAX_CONCURRENCY):
@@ -153,7 +163,7 @@ def parse_watch_spec(data: dict[str, Any], path: Path, text: str | None = None) 
         raise fail(f"unknown jury method '{jury}' (use majority or mean)", "jury")
     return WatchSpec(
         path=path, name=name.strip(), host=host.strip("[]"), port=int(port_text),
-        evaluators=[str(e) for e in evs], sample=float(sample), seed=seed,
+        evaluators=evaluators, sample=float(sample), seed=seed,
         filter={str(k): v if isinstance(v, list) else [v] for k, v in flt.items()},
         ground_truth=mode, truth=dict(truth),
         rubric={str(k): str(v) for k, v in rubric.items()} if rubric else None,
@@ -162,4 +172,5 @@ def parse_watch_spec(data: dict[str, Any], path: Path, text: str | None = None) 
         max_pending_mb=float(numbers["max_pending_mb"]),
         concurrency=0 if conc == "auto" else int(conc),
         judge_model=str(data["judge_model"]) if data.get("judge_model") else None,
-        jury=str(jury) if jury else None, raw=data)
+        jury=str(jury) if jury else None,
+        timeout_s=float(timeout) if timeout is not None else None, raw=data)

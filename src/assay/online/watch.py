@@ -144,7 +144,7 @@ async def _watch(engine: Engine, spec: WatchSpec, run_id: str, existing: dict[st
     factory = EvaluatorFactory(engine, judge_model=spec.judge_model, use_cache=use_cache,
                                models_file=models_file)
     try:
-        evaluators = [factory.build(name) for name in spec.evaluators]
+        evaluators = [factory.build(e.name, e.mapping, e.args) for e in spec.evaluators]
         truth_cfg = TruthConfig.parse(spec.ground_truth, spec.truth, spec.base)
         capture = Capture(truth_cfg) if truth_cfg.mode != "stored" else None
         manifest = build_manifest(
@@ -175,7 +175,8 @@ async def _watch(engine: Engine, spec: WatchSpec, run_id: str, existing: dict[st
         writer = OnlineCommit(engine)
         pipeline = SamplePipeline(run_id, evaluators=evaluators, writer=writer,
                                   progress=Progress(), capture=capture,
-                                  truth_mode=truth_cfg.mode, jury=spec.jury)
+                                  truth_mode=truth_cfg.mode, jury=spec.jury,
+                                  timeout_s=spec.timeout_s)
         service = _Service(engine, spec, run_id, did, pipeline, writer, counters, capture,
                            stop, token)
         if existing is not None:

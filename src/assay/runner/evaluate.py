@@ -5,6 +5,7 @@ and the evaluator's span with its typed sub-steps."""
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from typing import Any
 
@@ -12,6 +13,7 @@ from assay.core.calls import FAILURES, failure_text
 from assay.core.errors import AssayError
 from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
 from assay.evaluators.base import CodeEvaluator, Evaluator
+from assay.evaluators.builtin.custom import PythonEvaluator
 
 from . import semconv, semconv_llm
 from .trace import Trace
@@ -34,25 +36,56 @@ def precheck(ev: Evaluator, item: Item, answer: Answer | None,
     return None
 
 
+# A check of one's own (`python:`) that a run, score, replay or watch sets no `timeout_s` for
+# gets this: a check of one answer that takes a minute has hung, and a hung one must end its
+# item, not the command
+CHECK_TIMEOUT_S = 60.0
+
+
+def time_limit(ev: Evaluator, timeout_s: float | None) -> float | None:
+    """The seconds `evaluate` gives this evaluator's call, or None for no limit. A model judge
+    is bounded by its model's own timeout and retries; code that runs on the loop's own thread
+    (a built-in check: microseconds) cannot be ended from it, so it gets none; code that runs
+    in a thread or a coroutine of its own — a user's check, a call to the Ray workers — gets
+    the run's `timeout_s`, and a user's check at least CHECK_TIMEOUT_S when none is set."""
+    if not ev.deterministic or synchronous(ev) is not None:
+        return None
+    if timeout_s is None and isinstance(ev, PythonEvaluator):
+        return CHECK_TIMEOUT_S
+    return timeout_s
+
+
 async def evaluate(ev: Evaluator, item: Item, answer: Answer | None,
                    truth: TruthSnapshot | None = None,
                    truth_failure: str | None = None, timeout_s: float | None = None) -> Score:
-    """The verdict; `timeout_s` (the run's) bounds a code evaluator's call as it bounds a
-    target's — a model judge is bounded by its model's own timeout and retries."""
+    """The verdict, bounded in time by `time_limit`."""
     early = precheck(ev, item, answer, truth, truth_failure)
     if early is not None:
         return early
     assert answer is not None  # precheck answered for a missing answer
+    limit = time_limit(ev, timeout_s)
     try:
-        if timeout_s is None or not ev.deterministic:
-            return await ev.evaluate(item, answer, truth)
-        return await asyncio.wait_for(ev.evaluate(item, answer, truth), timeout_s)
+        if limit is None:
+            return finite(await ev.evaluate(item, answer, truth))
+        return finite(await asyncio.wait_for(ev.evaluate(item, answer, truth), limit))
     except TimeoutError:
-        return Score.error(f"evaluator timeout after {timeout_s:g} s", ev.name, ev.version)
+        return Score.error(f"evaluator timeout after {limit:g} s", ev.name, ev.version)
     except AssayError:
         raise
     except FAILURES as exc:  # an evaluator's bug (sys.exit too) costs one result, not the run
         return Score.error(f"evaluator failed: {failure_text(exc)}", ev.name, ev.version)
+
+
+def finite(score: Score) -> Score:
+    """The score, or its evaluator's error when its value is NaN or infinite: such a value
+    would make every mean it enters NaN, and a NaN mean passes every `--fail-under` gate.
+    (Python checks say which Score field was wrong; this is the guard for every other source:
+    a judge's parser, a jury, an evaluator of one's own.)"""
+    value = score.value
+    if value is None or math.isfinite(value):
+        return score
+    return Score.error(f"evaluator returned a non-finite score ({value!r})", score.evaluator,
+                       score.evaluator_version, evidence={"returned": repr(value), "reason": score.reason})
 
 
 def synchronous(ev: Evaluator) -> CodeEvaluator | None:
@@ -71,7 +104,7 @@ def evaluate_now(ev: CodeEvaluator, item: Item, answer: Answer) -> Score:
         if early is not None:
             return early
     try:
-        return ev.check(item, answer, None)
+        return finite(ev.check(item, answer, None))
     except AssayError:
         raise
     except FAILURES as exc:  # an evaluator's bug (sys.exit too) costs one result, not the run

@@ -76,6 +76,9 @@ async def replay_run(engine: Engine, run_id: str, *, fresh: bool = False,
               for t in repo.list_truth(engine, run_id)}
     spec = manifest.get("spec")
     spec = spec if isinstance(spec, dict) else {}
+    # the run's bound on a check's call, as the run had it (a python: check's default if none)
+    timeout = spec.get("timeout_s")
+    timeout_s = float(timeout) if isinstance(timeout, int | float) and timeout > 0 else None
     factory = EvaluatorFactory(engine, models_file=models_file, fresh=fresh,
                                judge_model=spec.get("judge_model"))
     report = ReplayReport(run_id, [])
@@ -109,7 +112,7 @@ async def replay_run(engine: Engine, run_id: str, *, fresh: bool = False,
             if snap is not None and snap.status == "error":
                 return  # nothing was evaluated: the ground truth could not be fetched
             async with gate:
-                score = await evaluate(ev, item, Answer(a["text"]), snap)
+                score = await evaluate(ev, item, Answer(a["text"]), snap, timeout_s=timeout_s)
             out.compared += 1
             if score.value == r["score"] and str(score.status) == r["status"]:
                 out.reproduced += 1

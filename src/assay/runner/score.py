@@ -25,7 +25,8 @@ def score_spec(dataset: Path, evaluators: list[str | dict[str, Any]], *, respons
                response_field: str = "response", fields: dict[str, str] | None = None,
                id_field: str | None = None, group_by: str = "label",
                judge_model: str | None = None, jury: str | None = None,
-               executor: str | None = None, max_cost: float | None = None) -> ExperimentSpec:
+               executor: str | None = None, max_cost: float | None = None,
+               timeout_s: float | None = None) -> ExperimentSpec:
     """The spec `assay score` runs, kept in the manifest so the run can be resumed."""
     if not evaluators:
         raise ConfigError("no evaluator given")
@@ -46,7 +47,9 @@ def score_spec(dataset: Path, evaluators: list[str | dict[str, Any]], *, respons
         **({"jury": jury} if jury else {}), **({"judge_model": judge_model} if judge_model
                                               else {}),
         **({"executor": executor} if executor else {}),
-        **({"budget": {"usd": max_cost}} if max_cost is not None else {})}
+        **({"budget": {"usd": max_cost}} if max_cost is not None else {}),
+        # a check's call on one answer (runner/evaluate.py: a python: check's default)
+        **({"timeout_s": timeout_s} if timeout_s is not None else {})}
     stand_in = Path.cwd() / "assay-score.yaml"  # no file: its name is left out of errors
     try:
         spec = parse_spec(raw, stand_in)

@@ -131,11 +131,7 @@ def parse_spec(data: dict[str, Any], path: Path, lines: KeyLines | None = None) 
     lines = lines or KeyLines(None)
 
     def fail(msg: str, *keys: str | int) -> ConfigError:
-        line = lines.line(*keys) if keys else None
-        where = f"{path}:{line}" if line else str(path)
-        dotted = ".".join(str(k) if isinstance(k, str) else f"[{k}]" for k in keys)
-        return ConfigError(f"{where}: {dotted.replace('.[', '[')}: {msg}" if keys
-                           else f"{where}: {msg}")
+        return lines.error(path, msg, *keys)
 
     nul = nul_at(data)
     if nul is not None:

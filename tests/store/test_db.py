@@ -113,8 +113,11 @@ def test_migrations_match_the_schema_and_keep_old_runs(tmp_path: Path) -> None:
         conn.execute(text("INSERT INTO results (run_id, item_id, evaluator, evaluator_version, "
                           "score, status, reason, created_at) VALUES ('r1', 'q1', "
                           "'finance-rubric', 'v', 1, 'scored', 'ok', '2026-01-01 00:00:00')"))
+        conn.execute(text("INSERT INTO spans (span_id, trace_id, run_id, item_id, kind, name, "
+                          "start_at, status) VALUES ('s1', 't1', 'r1', 'q1', 'sample', 'q1', "
+                          "'2026-01-01 00:00:00', 'ok')"))
     engine = open_engine(url)
-    assert current_revision(engine) == HEAD == "0008"
+    assert current_revision(engine) == HEAD == "0009"
     with engine.connect() as conn:
         assert conn.execute(text("SELECT item_id, label FROM items")).all() == [("q1", "Stock")]
         assert conn.execute(text("SELECT item_id, target, epoch, text FROM answers")).all() \
@@ -122,6 +125,8 @@ def test_migrations_match_the_schema_and_keep_old_runs(tmp_path: Path) -> None:
         assert conn.execute(text("SELECT item_id, target, epoch, evaluator, score FROM "
                                  "results")).all() == [("q1", "recorded", 0, "finance-rubric",
                                                         1.0)]
+        assert conn.execute(text("SELECT span_id, run_id, item_id FROM spans")).all() == [
+            ("s1", "r1", "q1")]  # 0009 rebuilt the table with its rows
         diff = compare_metadata(MigrationContext.configure(conn), metadata)
     assert diff == []
 

@@ -99,12 +99,51 @@ class OnlineTarget:
         pass
 
 
-class OnlineCommit(BatchCommit):
-    """The batch commit of `assay score`, with the items of the traces (written first)."""
+REFUSALS_KEPT = 10_000  # trace ids whose later rows are dropped too (refusals are rare)
 
-    def __init__(self, engine: Engine) -> None:
+
+class OnlineCommit(BatchCommit):
+    """The batch commit of `assay score`, with the items of the traces (written first).
+
+    A batch holds many traces. When the store refuses it for what one trace's rows hold, the
+    batch is written again a trace at a time: the others are stored, the refused trace is
+    given to `on_refused` (its id, its answer rows, the store's message) and its rows that
+    come later are dropped — a store error on one trace must never end the watch nor cost the
+    traces that came with it."""
+
+    def __init__(self, engine: Engine,
+                 on_refused: Callable[[str, list[dict[str, Any]], str | None], None]
+                 | None = None) -> None:
         super().__init__(engine, size=500, seconds=0.5)
         self.items: list[dict[str, Any]] = []
+        self.on_refused = on_refused
+        self.refused: set[str] = set()
+
+    def write(self, rows: dict[str, list[dict[str, Any]]]) -> None:
+        if self.refused:  # a refused trace's rows that came after its refusal
+            rows, late = _split(rows, self.refused)
+            for tid, one in late.items():
+                self._refuse(tid, one, None)
+        try:
+            repo.write_rows(self.engine, rows)
+        except repo.ROWS_REFUSED as batch_error:
+            by_trace = _split(rows, None)[1]
+            if len(by_trace) == 1:  # nothing else to save
+                self._refuse(*by_trace.popitem(), repo.refusal_message(batch_error))
+                return
+            for tid, one in by_trace.items():
+                try:
+                    repo.write_rows(self.engine, one)
+                except repo.ROWS_REFUSED as exc:
+                    self._refuse(tid, one, repo.refusal_message(exc))
+
+    def _refuse(self, trace_id: str, rows: dict[str, list[dict[str, Any]]],
+                message: str | None) -> None:
+        if len(self.refused) >= REFUSALS_KEPT:
+            self.refused.clear()
+        self.refused.add(trace_id)
+        if self.on_refused is not None:
+            self.on_refused(trace_id, rows.get("answers", []), message)
 
     def flush(self) -> None:
         if self.items:  # in the samples' transaction: a kill keeps a trace whole or not at all
@@ -114,6 +153,22 @@ class OnlineCommit(BatchCommit):
     def due(self) -> bool:
         return bool(self.items or any(self.rows.values())) and (
             time.monotonic() - self.flushed_at >= self.seconds)
+
+
+def _split(rows: dict[str, list[dict[str, Any]]], only: set[str] | None
+           ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, dict[str, list[dict[str, Any]]]]]:
+    """(the rows of traces not in `only`, {trace id: its rows} of those in it — of every
+    trace when `only` is None), each table's rows in their order."""
+    kept: dict[str, list[dict[str, Any]]] = {name: [] for name in rows}
+    taken: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    for name, table_rows in rows.items():
+        for row in table_rows:
+            tid = row["item_id"]
+            if only is None or tid in only:
+                taken.setdefault(tid, {}).setdefault(name, []).append(row)
+            else:
+                kept[name].append(row)
+    return kept, taken
 
 
 async def watch(engine: Engine, spec: WatchSpec, *, models_file: Path | None = None,
@@ -179,6 +234,7 @@ async def _watch(engine: Engine, spec: WatchSpec, run_id: str, existing: dict[st
                                   timeout_s=spec.timeout_s)
         service = _Service(engine, spec, run_id, did, pipeline, writer, counters, capture,
                            stop, token)
+        writer.on_refused = service.refused
         if existing is not None:
             service.assembler.seen(online.recent_item_ids(engine, run_id, REMEMBER))
             service.line = online.last_line(engine, run_id)
@@ -423,6 +479,20 @@ class _Service:
         self.counters.dropped_waiting = self.assembler.evicted
         self.counters.oversized = self.assembler.oversized
         self.counters.oversized_spans = self.assembler.oversized_spans
+
+    def refused(self, trace_id: str, answer_rows: list[dict[str, Any]],
+                message: str | None) -> None:
+        """The store refused a trace's rows (OnlineCommit): not stored, so not counted as
+        evaluated (nor as an unknown shape) but as failed, with the store's reason; a
+        `message` of None is a refused trace's later rows, dropped and counted once already."""
+        for row in answer_rows:  # its answer row was counted when it was made
+            if str(row.get("error") or "").startswith(online.UNKNOWN_SHAPE):
+                self.counters.unknown -= 1
+            else:
+                self.counters.evaluated -= 1
+        if message is not None:
+            self.counters.failed += 1
+            self.counters.note(f"trace {trace_id}: the store refused it: {message}")
 
     def _oversized(self, trace_id: str, size: int) -> None:
         self.counters.note(f"trace {trace_id}: its spans pass {self.max_trace_bytes:,} bytes "

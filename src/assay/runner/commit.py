@@ -89,9 +89,12 @@ class BatchCommit:
         self.samples = 0
         self.flushed_at = time.monotonic()
         if any(rows.values()):
-            repo.write_rows(self.engine, rows)
+            self.write(rows)
             if self.on_flush is not None:
                 self.on_flush(rows["results"])
+
+    def write(self, rows: Rows) -> None:
+        repo.write_rows(self.engine, rows)
 
     async def close(self) -> None:
         self.flush()

@@ -221,6 +221,18 @@ def write_rows(engine: Engine, rows: dict[str, list[dict[str, Any]]]) -> None:
     written_safely(write, rows)
 
 
+# What the store says of rows, not of itself: a key it already holds, a value its column
+# cannot take (after written_safely's text repair). The store failing — locked, gone, full —
+# is an OperationalError, not among them.
+ROWS_REFUSED = (sqlalchemy_exc.IntegrityError, sqlalchemy_exc.DataError)
+
+
+def refusal_message(exc: Exception) -> str:
+    """The driver's own words, first line (`UNIQUE constraint failed: items.dataset_id, …`)."""
+    original = getattr(exc, "orig", None) or exc
+    return (str(original).strip().splitlines() or [type(original).__name__])[0][:200]
+
+
 # What a driver raises on text no boundary made safe: SQLite and orjson on an unpaired surrogate
 # (UnicodeEncodeError, TypeError); PostgreSQL on a NUL, in text or as JSONB's \u0000 (DataError)
 _UNSAFE_TEXT = (UnicodeEncodeError, TypeError, sqlalchemy_exc.DataError)

@@ -106,10 +106,11 @@ results = Table(
 
 spans = Table(
     "spans", metadata,
+    # keyed per run: an agent's own span ids, sent to two online runs, are stored by both
     Column("span_id", String(32), primary_key=True),
     Column("trace_id", String(32), nullable=False),
     Column("parent_id", String(32)),
-    Column("run_id", String(64), ForeignKey("runs.id"), nullable=False),
+    Column("run_id", String(64), ForeignKey("runs.id"), primary_key=True),
     Column("item_id", String(255)),
     Column("kind", String(32), nullable=False),
     Column("name", String(255), nullable=False),

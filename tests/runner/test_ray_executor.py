@@ -307,3 +307,65 @@ def test_executor_flag_overrides_the_spec_and_is_checked(tmp_path: Path) -> None
             loaded.executor.cpus_per_worker) == ("ray", 3, 2.0)  # the spec's settings stay
     with pytest.raises(ConfigError, match=r"^--executor dask: use local or ray$"):
         apply_overrides(load_spec(spec), Overrides(executor="dask"))
+
+
+def test_sys_exit_in_a_target_or_check_on_a_worker_is_that_items_error(
+        ray_cluster: str, tmp_path: Path) -> None:
+    """Issue 27 (low): Ray reported a target's sys.exit() as a timeout. On a worker as in the
+    coordinator, sys.exit() in a Python target (sync or async) or a check of one's own is that
+    item's error, the worker lives on and the run finishes."""
+    (tmp_path / "exiting.py").write_text(
+        "import sys\n\n"
+        "def answer(fields):\n"
+        "    if fields['prompt_id'] == IDS[0]:\n"
+        "        sys.exit(0)\n"
+        "    return fields.get('response') or ''\n\n"
+        "async def answer_async(fields):\n"
+        "    if fields['prompt_id'] == IDS[1]:\n"
+        "        sys.exit(3)\n"
+        "    return fields.get('response') or ''\n\n"
+        "def check(item, answer):\n"
+        "    if item['prompt_id'] == IDS[2]:\n"
+        "        raise SystemExit('from a check')\n"
+        "    return True\n"
+        f"IDS = {sorted(EXPECTED)[:3]!r}\n", "utf-8")
+    spec = tmp_path / "ray.yaml"
+    spec.write_text(f"dataset: {{path: {SAMPLE}, limit: 6}}\n"
+                    "targets: [{name: sync, type: python, function: 'exiting:answer'}, "
+                    "{name: async, type: python, function: 'exiting:answer_async'}]\n"
+                    "evaluators: [{python: exiting.py:check}]\n"
+                    "executor: {type: ray, workers: 2, code_evaluators: workers}\n", "utf-8")
+    engine = open_engine(f"sqlite:///{tmp_path / 'a.db'}")
+    started = time.monotonic()
+    result = asyncio.run(run_experiment(engine, load_spec(spec)))
+    assert time.monotonic() - started < 120
+    assert result.status == "finished"
+    first, second, third = sorted(EXPECTED)[:3]
+    errors = dict(((t, i), e) for t, i, e in rows(
+        engine, "SELECT target, item_id, error FROM answers WHERE run_id = :r AND error IS NOT "
+        "NULL", r=result.run_id))
+    assert errors == {("sync", first): "called sys.exit(0)",
+                      ("async", second): "called sys.exit(3)"}
+    reasons = {(t, i): r for t, i, r in rows(
+        engine, "SELECT target, item_id, reason FROM results WHERE run_id = :r",
+        r=result.run_id)}
+    assert len(reasons) == 12
+    assert reasons[("sync", third)] == reasons[("async", third)] == \
+        "check raised SystemExit: from a check (line 15)"
+    worker_steps = rows(engine, "SELECT count(*) FROM spans WHERE run_id = :r AND "
+                        "kind = 'worker'", r=result.run_id)
+    assert worker_steps[0][0] > 0  # the check ran on the workers
+
+
+def test_a_worker_returns_a_sys_exit_as_that_calls_failure() -> None:
+    """What no wrapper caught (a built-in's sys.exit) comes back as an ordinary failure, the
+    item's error in the coordinator, not a SystemExit raised in its await."""
+    from assay.core.calls import UserExit
+    from assay.runner.ray_worker import _outcome
+
+    async def exits() -> None:
+        sys.exit(2)
+
+    ok, failure = asyncio.run(_outcome(exits()))
+    assert ok is False and isinstance(failure, UserExit)
+    assert str(failure) == "called sys.exit(2)"

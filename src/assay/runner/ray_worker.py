@@ -19,6 +19,7 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
+from assay.core.calls import UserExit
 from assay.core.errors import ConfigError
 from assay.core.types import Answer, Item, TruthSnapshot
 from assay.evaluators.base import Evaluator
@@ -32,6 +33,8 @@ async def _outcome(call: Awaitable[Any]) -> Outcome:
         return True, await call
     except Exception as exc:  # the coordinator raises it in the sample's own await
         return False, exc
+    except SystemExit as exc:  # user code's that no wrapper turned into its error: the item's
+        return False, UserExit(exc)  # (raised as SystemExit there, it would end the run)
 
 
 def _no_model(name: str) -> Any:

@@ -50,14 +50,13 @@ def test_score_timeout_ends_a_check_that_hangs_sync_or_async(project: Path) -> N
 @pytest.mark.parametrize(("args", "message"), [
     (["--timeout", "nan"], "--timeout (seconds) must be a finite number > 0, not nan"),
     (["--timeout", "0"], "--timeout (seconds) must be a finite number > 0, not 0"),
-    (["--resume", "r-x", "--timeout", "5"], "--resume continues a run as it was started: "
-                                              "give no DATASET, --arg, --executor or --timeout"),
+    (["--timeout", "-1"], "--timeout (seconds) must be a finite number > 0, not -1"),
 ])
 def test_score_timeout_refuses_what_sets_no_bound(project: Path, args: list[str],  # noqa: F811
                                                  message: str) -> None:
     answers(project)
-    dataset = [] if "--resume" in args else ["answers.jsonl", "--id-field", "id"]
-    r = run("score", *dataset, "-e", "python:checks.py:hangs", *args, cwd=project, timeout=60)
+    r = run("score", "answers.jsonl", "--id-field", "id", "-e", "python:checks.py:hangs", *args,
+            cwd=project, timeout=60)
     assert r.returncode == 2, r.stdout
     assert message in r.stderr and "Traceback" not in r.stderr, r.stderr
 
@@ -125,3 +124,83 @@ def test_a_non_finite_score_from_any_evaluator_is_its_error(value: float) -> Non
         assert score.reason == f"evaluator returned a non-finite score ({value!r})"
     fine = evaluate_now(_Returns(0.5), item, answer)
     assert (fine.value, fine.status) == (0.5, ScoreStatus.SCORED)
+
+
+def test_an_async_check_that_blocks_or_ignores_cancelling_still_ends(project: Path  # noqa: F811
+                                                                     ) -> None:
+    """Async user code runs on a loop of its own (core/calls.py): one that blocks in
+    `async def` (time.sleep, a sync HTTP call) or swallows its cancellation no longer holds
+    the run — it ran 15 s under --timeout 1, or forever."""
+    answers(project)
+    (project / "stubborn.py").write_text(
+        "import asyncio, time\n\n"
+        "async def blocks(item, answer):\n"
+        "    if item['id'] == 'a1':\n"
+        "        time.sleep(20)\n"
+        "    return True\n\n"
+        "async def stubborn(item, answer):\n"
+        "    if item['id'] == 'a2':\n"
+        "        while True:\n"
+        "            try:\n"
+        "                await asyncio.sleep(3600)\n"
+        "            except asyncio.CancelledError:\n"
+        "                pass\n"
+        "    return True\n", "utf-8")
+    started = time.monotonic()
+    r = run("score", "answers.jsonl", "--id-field", "id", "-e", "python:stubborn.py:stubborn",
+            "--timeout", "1", "--quiet", cwd=project, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert time.monotonic() - started < 15
+    assert dict(db_rows(project, "SELECT item_id, reason FROM results")) == {
+        "a0": "stubborn returned True", "a1": "stubborn returned True",
+        "a2": "evaluator timeout after 1 s", "a3": "stubborn returned True"}
+    # one that blocks holds back the async calls after it (they share its loop), not the run:
+    # it ends, on time, with the blocked call and those behind it timed out
+    started = time.monotonic()
+    r = run("score", "answers.jsonl", "--id-field", "id", "-e", "python:stubborn.py:blocks",
+            "--timeout", "1", "--quiet", cwd=project, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert time.monotonic() - started < 15  # not 20 s: the blocked thread is left behind
+    got = dict(db_rows(project, "SELECT item_id, reason FROM results WHERE run_id = ?",
+                       run_id_of(r.stdout)))
+    assert (got["a0"], got["a1"]) == ("blocks returned True", "evaluator timeout after 1 s")
+
+
+def test_timeout_is_raised_after_the_fact_on_replay_retry_and_run(project: Path  # noqa: F811
+                                                                  ) -> None:
+    """A bound too short for a slow check is not final (review M3): `replay --timeout`,
+    `retry --timeout` replace the run's own, and `run --timeout` is kept for its resumes."""
+    answers(project)
+    (project / "slow.py").write_text(
+        "import os, time\n\n"
+        "def slow(item, answer):\n"
+        "    if item['id'] == 'a1':\n"
+        "        time.sleep(3)\n"
+        "    return True\n", "utf-8")
+    r = run("score", "answers.jsonl", "--id-field", "id", "-e", "python:slow.py:slow",
+            "--timeout", "1", "--quiet", cwd=project, timeout=60)
+    assert r.returncode == 0, r.stderr
+    run_id = run_id_of(r.stdout)
+    reasons = "SELECT item_id, reason FROM results WHERE run_id = ?"
+    assert dict(db_rows(project, reasons, run_id))["a1"] == "evaluator timeout after 1 s"
+    r = run("replay", run_id, "--timeout", "10", cwd=project, timeout=60)
+    assert "a1 (recorded): stored None error → now 1.0 scored: slow returned True" in r.stdout
+    r = run("replay", run_id, cwd=project, timeout=60)  # under the run's own: as stored
+    assert r.returncode == 0 and "100.0%" in r.stdout, r.stdout
+    r = run("retry", run_id, "--timeout", "10", "--quiet", cwd=project, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert dict(db_rows(project, reasons, run_id)) == {
+        f"a{i}": "slow returned True" for i in range(4)}
+    r = run("retry", run_id, "--timeout", "inf", cwd=project, timeout=60)
+    assert r.returncode == 2 and "--timeout (seconds) must be a finite number > 0, not inf" \
+        in r.stderr
+    (project / "s.yaml").write_text(
+        "dataset: {path: answers.jsonl, id_field: id}\n"
+        "targets: [{name: recorded, type: recorded, field: response}]\n"
+        "evaluators: [{python: slow.py:slow}]\n", "utf-8")
+    r = run("run", "s.yaml", "--timeout", "1", "--quiet", cwd=project, timeout=60)
+    assert r.returncode == 0, r.stderr
+    run_id = run_id_of(r.stdout)
+    assert dict(db_rows(project, reasons, run_id))["a1"] == "evaluator timeout after 1 s"
+    (manifest,) = db_rows(project, "SELECT manifest FROM runs WHERE id = ?", run_id)
+    assert json.loads(manifest[0])["overrides"]["timeout_s"] == 1  # a --resume keeps it

@@ -285,3 +285,18 @@ def test_timeout_s_ends_a_check_that_hangs_on_one_trace(tmp_path: Path, db_url: 
     got = {r["item_id"]: r["reason"] for r in repo.list_results(w.engine, w.run_id)}
     assert got == {stuck[0].trace_id: "evaluator timeout after 1 s",
                    fine[0].trace_id: "hangs returned True"}
+
+
+def test_two_evaluators_of_one_name_are_refused_before_it_listens(tmp_path: Path,
+                                                                   db_url: str) -> None:
+    """Two checks named `ok` (two files) would have every trace's results collide in the store;
+    refused at start in one line, as `assay run` refuses them."""
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "checks.py").write_text("def ok(item, answer):\n    return True\n",
+                                                     "utf-8")
+    spec = write_spec(tmp_path, "evaluators: [{python: a/checks.py:ok}, {python: b/checks.py:ok}]\n")
+    with pytest.raises(ConfigError) as exc:
+        Watching(db_url, spec).start()
+    assert str(exc.value) == (f"{spec}: evaluators: evaluator given more than once: ok "
+                              "(give one a label)")

@@ -62,6 +62,12 @@ def test_entries_with_args_python_and_paths(tmp_path: Path) -> None:
      "spec.yaml:4: evaluators[0].args: must be a mapping of NAME: VALUE"),
     ("  - {name: nummeric, args: {abs: 1}}\n",
      "spec.yaml:4: evaluators[0].name: unknown evaluator 'nummeric'; did you mean numeric?"),
+    ("  - finance-rubric\n  - finance-rubrik\n",  # a bare name too names its line
+     "spec.yaml:5: evaluators[1]: unknown evaluator 'finance-rubrik'; did you mean "
+     "finance-rubric?"),
+    ("  - coze-corectness@judge\n",
+     "spec.yaml:4: evaluators[0]: unknown evaluator 'coze-corectness'; did you mean "
+     "coze-correctness?"),
     ("  - {name: length, label: l2, args: {max: 3}}\n  - {name: length}\n",
      "spec.yaml:5: evaluators[1]: evaluator 'length' needs 'min', 'max' or both"),
     ("  - regex\n", "spec.yaml:4: evaluators[0]: evaluator 'regex' needs 'pattern'"),

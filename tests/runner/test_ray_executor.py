@@ -328,7 +328,7 @@ def test_sys_exit_in_a_target_or_check_on_a_worker_is_that_items_error(
         "    if item['prompt_id'] == IDS[2]:\n"
         "        raise SystemExit('from a check')\n"
         "    return True\n"
-        f"IDS = {sorted(EXPECTED)[:3]!r}\n", "utf-8")
+        f"IDS = {list(EXPECTED)[:3]!r}\n", "utf-8")
     spec = tmp_path / "ray.yaml"
     spec.write_text(f"dataset: {{path: {SAMPLE}, limit: 6}}\n"
                     "targets: [{name: sync, type: python, function: 'exiting:answer'}, "
@@ -340,7 +340,7 @@ def test_sys_exit_in_a_target_or_check_on_a_worker_is_that_items_error(
     result = asyncio.run(run_experiment(engine, load_spec(spec)))
     assert time.monotonic() - started < 120
     assert result.status == "finished"
-    first, second, third = sorted(EXPECTED)[:3]
+    first, second, third = list(EXPECTED)[:3]
     errors = dict(((t, i), e) for t, i, e in rows(
         engine, "SELECT target, item_id, error FROM answers WHERE run_id = :r AND error IS NOT "
         "NULL", r=result.run_id))
@@ -369,3 +369,41 @@ def test_a_worker_returns_a_sys_exit_as_that_calls_failure() -> None:
     ok, failure = asyncio.run(_outcome(exits()))
     assert ok is False and isinstance(failure, UserExit)
     assert str(failure) == "called sys.exit(2)"
+
+
+def test_on_the_workers_a_hung_call_ends_alone_within_the_runs_timeout(
+        ray_cluster: str, tmp_path: Path) -> None:
+    """Each call is bounded on its worker: a target or a check that hangs on one item is that
+    item's timeout, and the items batched with it are answered and scored (the coordinator's
+    timer used to end the whole batch: 499 of 500 never hung)."""
+    ids = list(EXPECTED)[:8]  # the first 8 of the file: limit 8
+    (tmp_path / "hanging.py").write_text(
+        "import time\n\n"
+        f"IDS = {ids[:2]!r}\n\n"
+        "def answer(fields):\n"
+        "    if fields['prompt_id'] == IDS[0]:\n"
+        "        time.sleep(3600)\n"
+        "    return fields.get('response') or ''\n\n"
+        "def check(item, answer):\n"
+        "    if item['prompt_id'] == IDS[1]:\n"
+        "        time.sleep(3600)\n"
+        "    return True\n", "utf-8")
+    spec = tmp_path / "ray.yaml"
+    spec.write_text(f"dataset: {{path: {SAMPLE}, limit: 8}}\n"
+                    "targets: [{name: agent, type: python, function: 'hanging:answer'}]\n"
+                    "evaluators: [{python: hanging.py:check}]\n"
+                    "timeout_s: 2\nconcurrency: 8\n"
+                    "executor: {type: ray, workers: 1, code_evaluators: workers}\n", "utf-8")
+    engine = open_engine(f"sqlite:///{tmp_path / 'a.db'}")
+    started = time.monotonic()
+    result = asyncio.run(run_experiment(engine, load_spec(spec)))
+    assert time.monotonic() - started < 60
+    assert result.status == "finished"
+    answers = dict(rows(engine, "SELECT item_id, error FROM answers WHERE run_id = :r",
+                        r=result.run_id))
+    assert answers == {i: ("item timeout after 2 s" if i == ids[0] else None) for i in ids}
+    reasons = dict(rows(engine, "SELECT item_id, reason FROM results WHERE run_id = :r",
+                        r=result.run_id))
+    assert reasons == {
+        ids[0]: "no answer: item timeout after 2 s", ids[1]: "evaluator timeout after 2 s",
+        **{i: "check returned True" for i in ids[2:]}}

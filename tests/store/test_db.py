@@ -83,7 +83,9 @@ def test_sqlite_fast_path_stores_what_the_core_path_stores(tmp_path: Path) -> No
     assert rows[0]["created_at"] == stamp.replace(tzinfo=None)
 
 
-def test_migrations_match_the_schema_and_keep_old_runs(tmp_path: Path) -> None:
+def test_migrations_match_the_schema_and_keep_old_runs(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
     """A store made by an older Assay (0002) is upgraded in place: its results stay, as target
     'recorded', epoch 0; and the migrated tables are exactly what schema.py declares."""
     from alembic import command
@@ -118,6 +120,9 @@ def test_migrations_match_the_schema_and_keep_old_runs(tmp_path: Path) -> None:
                           "'2026-01-01 00:00:00', 'ok')"))
     engine = open_engine(url)
     assert current_revision(engine) == HEAD == "0009"
+    assert capsys.readouterr().err == (  # why the first command on an old store waits
+        f"assay: upgrading the store {url} from revision 0002 to 0009, once (a store with "
+        "many spans takes a while; other assay processes wait for it)\n")
     with engine.connect() as conn:
         assert conn.execute(text("SELECT item_id, label FROM items")).all() == [("q1", "Stock")]
         assert conn.execute(text("SELECT item_id, target, epoch, text FROM answers")).all() \

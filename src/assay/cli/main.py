@@ -35,6 +35,10 @@ MaxCostOption = Annotated[float | None, typer.Option(
 ExecutorOption = Annotated[str | None, typer.Option(
     "--executor", help="local, or ray: Python/command targets and code evaluators on a Ray "
     "cluster (docs/scale.md).")]
+TimeoutOption = Annotated[float | None, typer.Option(
+    "--timeout", help="Seconds a call of your own code may take on one item (a python target; "
+    "a python: check, 60 by default) before that item is an error; replaces the run's "
+    "timeout_s, on a resume or retry too.")]
 
 
 def _version(value: bool) -> None:
@@ -97,9 +101,7 @@ def score(
     db: DbOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     executor: ExecutorOption = None,
-    timeout: Annotated[float | None, typer.Option(
-        "--timeout", help="Seconds a check of one's own (python:) may take on one answer "
-        "before that answer is an error (default 60).")] = None,
+    timeout: TimeoutOption = None,
 ) -> None:
     """Score answers that already exist, e.g. with the executable finance rubric."""
     from .score_cmd import CiOutputs, run_score
@@ -164,6 +166,7 @@ def run(
     db: DbOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
     executor: ExecutorOption = None,
+    timeout: TimeoutOption = None,
 ) -> None:
     """Run an experiment: targets answer, evaluators score, every step traced and stored."""
     from .run_cmd import run_spec
@@ -177,7 +180,7 @@ def run(
                               targets=target or [], evaluators=evaluator or [],
                               use_cache=not no_cache, models_file=models, db=db, quiet=quiet,
                               ci=CiOutputs(junit, junit_threshold, github, fail_under),
-                              executor=executor, max_cost=max_cost))
+                              executor=executor, max_cost=max_cost, timeout_s=timeout))
 
 
 @app.command()
@@ -205,11 +208,13 @@ def retry(
         = None,
     db: DbOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
+    timeout: TimeoutOption = None,
 ) -> None:
     """Re-run only the items of a run that ended in an error (target or evaluator)."""
     from .run_cmd import retry_run
 
-    raise typer.Exit(retry_run(run_id, models_file=models, db=db, quiet=quiet))
+    raise typer.Exit(retry_run(run_id, models_file=models, db=db, quiet=quiet,
+                               timeout_s=timeout))
 
 
 @app.command()
@@ -245,12 +250,14 @@ def replay(
     models: Annotated[Path | None, typer.Option("--models", help="Model registry file.")]
         = None,
     db: DbOption = None,
+    timeout: TimeoutOption = None,
 ) -> None:
     """Recompute a run's scores from its stored answers and ground truth, without calling
     targets; exit 1 when a code evaluator does not reproduce."""
     from .replay_cmd import replay as do_replay
 
-    raise typer.Exit(do_replay(run_id, fresh=fresh, models_file=models, db=db, show=show))
+    raise typer.Exit(do_replay(run_id, fresh=fresh, models_file=models, db=db, show=show,
+                               timeout_s=timeout))
 
 
 @app.command()

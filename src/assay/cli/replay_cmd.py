@@ -11,14 +11,16 @@ from rich.table import Table
 from assay.runner.replay import replay_run
 from assay.store.db import open_engine
 
+from .score_cmd import check_timeout
 from .terminal import escape
 
 
 def replay(run_id: str, *, fresh: bool, models_file: Path | None, db: str | None,
-           show: int) -> int:
+           show: int, timeout_s: float | None = None) -> int:
+    check_timeout(timeout_s)
     engine = open_engine(db)
     report = asyncio.run(replay_run(engine, run_id, fresh=fresh, models_file=models_file,
-                                    keep=show))
+                                    keep=show, timeout_s=timeout_s))
     c = Console()
     if not c.is_terminal:
         c = Console(width=160)

@@ -22,17 +22,18 @@ from assay.store.db import Engine, open_engine, redact, resolve_url, store_file
 
 from .ci_cmd import finish_run
 from .costs_view import budget_stop_line, print_costs
-from .score_cmd import CiOutputs, _print_summary, check_limits
+from .score_cmd import CiOutputs, _print_summary, check_limits, check_timeout
 
 
 def run_spec(*, spec: Path | None, resume: str | None, limit: int | None,
              concurrency: int | None, targets: list[str], evaluators: list[str],
              use_cache: bool, models_file: Path | None, db: str | None, quiet: bool,
              ci: CiOutputs | None = None, executor: str | None = None,
-             max_cost: float | None = None) -> int:
+             max_cost: float | None = None, timeout_s: float | None = None) -> int:
     if concurrency is not None and concurrency < 1:
         raise ConfigError("--concurrency must be at least 1")
     check_limits(max_cost, ci)
+    check_timeout(timeout_s)
     if limit is not None and limit < 1:
         raise ConfigError("--limit must be at least 1")
     engine = open_engine(db)
@@ -46,9 +47,11 @@ def run_spec(*, spec: Path | None, resume: str | None, limit: int | None,
             **read_files(loaded if loaded is not None else prior_spec(engine, str(resume))),
             "the models file (--models)": models_file})
     overrides = Overrides(limit, concurrency, targets, evaluators, executor=executor,
-                          max_cost=max_cost if resume is None else None)
+                          max_cost=max_cost if resume is None else None,
+                          timeout_s=timeout_s if resume is None else None)
     return _execute(engine, loaded, overrides, resume, use_cache, models_file, db, quiet, ci,
-                    max_cost if resume is not None else None)
+                    max_cost if resume is not None else None,
+                    timeout_s if resume is not None else None)
 
 
 def online_only(run_id: str) -> str:
@@ -56,7 +59,9 @@ def online_only(run_id: str) -> str:
             "its spec to continue it; nothing was changed")
 
 
-def retry_run(run_id: str, *, models_file: Path | None, db: str | None, quiet: bool) -> int:
+def retry_run(run_id: str, *, models_file: Path | None, db: str | None, quiet: bool,
+              timeout_s: float | None = None) -> int:
+    check_timeout(timeout_s)
     engine = open_engine(db)
     row = repo.get_run(engine, run_id)
     if row is None:
@@ -70,12 +75,14 @@ def retry_run(run_id: str, *, models_file: Path | None, db: str | None, quiet: b
         answers, results = repo.delete_errors(engine, run_id)
         Console(stderr=True).print(f"retrying run {run_id}: {answers} failed target call(s), "
                                    f"{results} failed result(s)")
-        return _execute(engine, None, Overrides(), run_id, True, models_file, db, quiet)
+        return _execute(engine, None, Overrides(), run_id, True, models_file, db, quiet,
+                        timeout_s=timeout_s)
 
 
 def _execute(engine: Engine, spec: ExperimentSpec | None, overrides: Overrides, resume: str | None,
              use_cache: bool, models_file: Path | None, db: str | None, quiet: bool,
-             ci: CiOutputs | None = None, max_cost: float | None = None) -> int:
+             ci: CiOutputs | None = None, max_cost: float | None = None,
+             timeout_s: float | None = None) -> int:
     console = Console()
     if not console.is_terminal:
         console = Console(width=160)
@@ -103,7 +110,7 @@ def _execute(engine: Engine, spec: ExperimentSpec | None, overrides: Overrides, 
         result: RunResult = asyncio.run(run_experiment(
             engine, spec, overrides=overrides, resume=resume,
             models_file=models_file, use_cache=use_cache, progress=progress,
-            max_cost=max_cost))
+            max_cost=max_cost, timeout_s=timeout_s))
     _print_summary(console, result.run_id, result.spec.name, result.total, result.summary,
                    result.spec.group_by)
     print_costs(console, result.costs, result.budget)

@@ -50,6 +50,12 @@ def check_limits(max_cost: float | None, ci: CiOutputs | None,
         checked(ci.junit_threshold, "--junit-threshold")
 
 
+def check_timeout(timeout_s: float | None) -> None:
+    """`--timeout` (run, score, retry, replay): finite seconds above 0."""
+    if timeout_s is not None:
+        checked(timeout_s, "--timeout (seconds)", above=True)
+
+
 def run_score(*, dataset: Path | None, responses: Path | None, evaluators: list[str],
               out: Path | None, fields: list[str], id_field: str | None, response_field: str,
               fail_under: float | None, db: str | None, quiet: bool,
@@ -64,8 +70,7 @@ def run_score(*, dataset: Path | None, responses: Path | None, evaluators: list[
     if not console.is_terminal:
         console = Console(stderr=False, width=160)
     check_limits(max_cost, ci, fail_under)
-    if timeout_s is not None:
-        checked(timeout_s, "--timeout (seconds)", above=True)
+    check_timeout(timeout_s)
     inputs = {"the dataset": dataset, "the recorded answers (--responses)": responses,
               "the store": store_file(db)}
     refuse_inputs(out, "--out", inputs)
@@ -79,9 +84,9 @@ def run_score(*, dataset: Path | None, responses: Path | None, evaluators: list[
                           id_field=id_field, group_by=group_by, judge_model=judge_model,
                           jury=jury, executor=executor, max_cost=max_cost,
                           timeout_s=timeout_s)
-    elif dataset is not None or args or executor is not None or timeout_s is not None:
+    elif dataset is not None or args or executor is not None:
         raise ConfigError("--resume continues a run as it was started: give no DATASET, "
-                          "--arg, --executor or --timeout")
+                          "--arg or --executor")
     engine = open_engine(db)
     # every file the run reads, the resumed run's too (its spec from the store)
     read = {**read_files(spec if spec is not None else prior_spec(engine, str(resume))),
@@ -101,7 +106,8 @@ def run_score(*, dataset: Path | None, responses: Path | None, evaluators: list[
 
         run = asyncio.run(score(engine, spec, out=out, resume=resume, models_file=models_file,
                                 use_cache=use_cache, progress=None if quiet else show,
-                                max_cost=max_cost if resume is not None else None))
+                                max_cost=max_cost if resume is not None else None,
+                                timeout_s=timeout_s if resume is not None else None))
     _print_summary(console, run.run_id, run.dataset_name, run.total, run.summary,
                    run.spec.group_by)
     from .costs_view import budget_stop_line, print_costs

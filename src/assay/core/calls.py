@@ -18,8 +18,10 @@ import asyncio
 import contextlib
 import contextvars
 import threading
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 class UserExit(Exception):
@@ -115,6 +117,63 @@ async def in_user_coroutine(fn: Callable[..., Any], *args: Any, **kwargs: Any) -
     if escaped:
         raise UserExit(escaped[0])
     return result
+
+
+# The loop async user code runs on: one for the process, in a daemon thread of its own. On the
+# run's own loop, an async check that blocks (time.sleep, a sync HTTP call in `async def`)
+# would stop every timer, the receiver of a watch and the other items with it, and one that
+# swallows its cancellation would hold `wait_for` forever; here the run's loop stays free, a
+# timeout ends the item at once (its task is cancelled on this loop and not waited for), and
+# the thread does not keep the process alive. One loop, not one per call, so what a module
+# keeps between calls (a client session, a lock) stays on the loop it was made on.
+_user_loop: tuple[asyncio.AbstractEventLoop, threading.Thread] | None = None
+_user_loop_lock = threading.Lock()
+
+
+def _the_user_loop() -> asyncio.AbstractEventLoop:
+    global _user_loop
+    with _user_loop_lock:
+        if _user_loop is None or not _user_loop[1].is_alive():
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(target=loop.run_forever, name="assay-user-loop",
+                                      daemon=True)
+            thread.start()
+            _user_loop = (loop, thread)
+        return _user_loop[0]
+
+
+async def in_user_loop(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """`in_user_coroutine(fn, …)` on the user loop (above), awaited from the caller's loop.
+    Cancelling the await (a timeout, a stop) cancels the call there without waiting for it.
+    Whatever it raises that is not an Exception comes back as UserExit: in that thread no
+    KeyboardInterrupt is the user's Ctrl-C, and a BaseException left to the loop would end it."""
+
+    async def call() -> Any:
+        try:
+            return await in_user_coroutine(fn, *args, **kwargs)
+        except (Exception, asyncio.CancelledError):
+            raise
+        except BaseException as exc:
+            raise UserExit(exc) from None
+
+    future = asyncio.run_coroutine_threadsafe(call(), _the_user_loop())
+    return await asyncio.wrap_future(future)
+
+
+class BoundedElsewhere:
+    """A stand-in whose every call is bounded in time where it runs (a Ray worker, which
+    knows each call's own start): the caller sets no timer of its own, which would also end
+    the calls batched with a slow one."""
+
+
+async def within(call: Awaitable[T], limit: float | None, timed_out: Callable[[float], T]) -> T:
+    """`await call`, or `timed_out(limit)` when it takes longer than `limit` seconds."""
+    if limit is None:
+        return await call
+    try:
+        return await asyncio.wait_for(call, limit)
+    except TimeoutError:
+        return timed_out(limit)
 
 
 def _guard(loop: asyncio.AbstractEventLoop) -> None:

@@ -37,6 +37,7 @@ from assay.core.errors import AssayError, ConfigError, DataError
 from assay.core.registry import built_from
 from assay.core.types import Answer, Item
 from assay.evaluators.build import EvaluatorFactory
+from assay.runner.checks import names_once
 from assay.runner.commit import BatchCommit
 from assay.runner.execute import summarize
 from assay.runner.manifest import build_manifest
@@ -200,6 +201,10 @@ async def _watch(engine: Engine, spec: WatchSpec, run_id: str, existing: dict[st
                                models_file=models_file)
     try:
         evaluators = [factory.build(e.name, e.mapping, e.args) for e in spec.evaluators]
+        try:  # before anything listens (each trace's results would collide in the store)
+            names_once(evaluators)
+        except ConfigError as exc:
+            raise ConfigError(f"{spec.path}: evaluators: {exc} (give one a label)") from None
         truth_cfg = TruthConfig.parse(spec.ground_truth, spec.truth, spec.base)
         capture = Capture(truth_cfg) if truth_cfg.mode != "stored" else None
         manifest = build_manifest(

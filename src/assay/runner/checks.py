@@ -11,14 +11,19 @@ from assay.evaluators.base import Evaluator
 from assay.targets.base import Target
 
 
-def check_evaluators(evaluators: Sequence[Evaluator], items: Sequence[Item], path: str, *,
-                     truth_captured: bool) -> None:
-    if not evaluators:
-        raise ConfigError("no evaluator given")
+def names_once(evaluators: Sequence[Evaluator]) -> None:
+    """Each evaluator's scores are kept under its name: two of one name would collide."""
     names = [ev.name for ev in evaluators]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise ConfigError(f"evaluator given more than once: {', '.join(twice)}")
+
+
+def check_evaluators(evaluators: Sequence[Evaluator], items: Sequence[Item], path: str, *,
+                     truth_captured: bool) -> None:
+    if not evaluators:
+        raise ConfigError("no evaluator given")
+    names_once(evaluators)
     for ev in evaluators:
         lacking = [set(ev.lacking(it)) for it in items]
         for name in sorted(set.intersection(*lacking) if lacking else set()):

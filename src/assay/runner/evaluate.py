@@ -4,12 +4,11 @@ and the evaluator's span with its typed sub-steps."""
 
 from __future__ import annotations
 
-import asyncio
 import math
 import time
 from typing import Any
 
-from assay.core.calls import FAILURES, failure_text
+from assay.core.calls import FAILURES, BoundedElsewhere, failure_text, within
 from assay.core.errors import AssayError
 from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
 from assay.evaluators.base import CodeEvaluator, Evaluator
@@ -48,7 +47,7 @@ def time_limit(ev: Evaluator, timeout_s: float | None) -> float | None:
     (a built-in check: microseconds) cannot be ended from it, so it gets none; code that runs
     in a thread or a coroutine of its own — a user's check, a call to the Ray workers — gets
     the run's `timeout_s`, and a user's check at least CHECK_TIMEOUT_S when none is set."""
-    if not ev.deterministic or synchronous(ev) is not None:
+    if not ev.deterministic or synchronous(ev) is not None or isinstance(ev, BoundedElsewhere):
         return None
     if timeout_s is None and isinstance(ev, PythonEvaluator):
         return CHECK_TIMEOUT_S
@@ -63,17 +62,22 @@ async def evaluate(ev: Evaluator, item: Item, answer: Answer | None,
     if early is not None:
         return early
     assert answer is not None  # precheck answered for a missing answer
-    limit = time_limit(ev, timeout_s)
     try:
-        if limit is None:
-            return finite(await ev.evaluate(item, answer, truth))
-        return finite(await asyncio.wait_for(ev.evaluate(item, answer, truth), limit))
-    except TimeoutError:
-        return Score.error(f"evaluator timeout after {limit:g} s", ev.name, ev.version)
+        return finite(await within(ev.evaluate(item, answer, truth), time_limit(ev, timeout_s),
+                                   lambda limit: evaluator_timeout(ev, limit)))
     except AssayError:
         raise
     except FAILURES as exc:  # an evaluator's bug (sys.exit too) costs one result, not the run
         return Score.error(f"evaluator failed: {failure_text(exc)}", ev.name, ev.version)
+
+
+def evaluator_timeout(ev: Evaluator, limit: float) -> Score:
+    return Score.error(f"evaluator timeout after {limit:g} s", ev.name, ev.version)
+
+
+def item_timeout(limit: float) -> Answer:
+    """A target's call that took longer than the run's `timeout_s`."""
+    return Answer(None, error=f"item timeout after {limit:g} s")
 
 
 def finite(score: Score) -> Score:

@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 
 from assay.core.errors import ConfigError
+from assay.evaluators.build import TEMPLATE_SUFFIXES
 from assay.evaluators.builtin.custom import PREFIX, split_ref
 from assay.evaluators.registry import EVALUATORS
 
@@ -109,9 +110,9 @@ def _try_build(spec: EvaluatorSpec, key: str | None) -> None:
     try:
         entry = EVALUATORS.entry(name)
     except ConfigError as exc:
-        if not spec.args:
-            return  # a template file named by path, or a name the run reports as unknown
-        raise EntryError(str(exc), "name") from None
+        if not spec.args and Path(name).suffix.lower() in TEMPLATE_SUFFIXES:
+            return  # a judge template named by its file: found when the run builds it
+        raise EntryError(str(exc), *(("name",) if spec.args else ())) from None
     if entry.meta.get("family") != "builtin":
         return
     try:

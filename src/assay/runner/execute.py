@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -75,21 +75,24 @@ async def run_experiment(engine: Engine, spec: ExperimentSpec | None, *,
                          models_file: Path | None = None, use_cache: bool = True,
                          progress: Progress | None = None, kind: str = "run",
                          on_flush: OnFlush | None = None,
-                         run_id: str | None = None, max_cost: float | None = None
-                         ) -> RunResult:
+                         run_id: str | None = None, max_cost: float | None = None,
+                         timeout_s: float | None = None) -> RunResult:
     """One owner per run (store/lease.py): a run another process is working on is refused,
-    in one line, before anything is read or sent."""
+    in one line, before anything is read or sent. `timeout_s` replaces the spec's for this
+    start or continuation (`--timeout`)."""
     run_id = resume or run_id or (("s-" if kind == "score" else "r-") + uuid.uuid4().hex[:12])
     with lease.held(engine, run_id, new=resume is None):
         return await _run(engine, spec, run_id=run_id, overrides=overrides, resume=resume,
                           models_file=models_file, use_cache=use_cache, progress=progress,
-                          kind=kind, on_flush=on_flush, max_cost=max_cost)
+                          kind=kind, on_flush=on_flush, max_cost=max_cost,
+                          timeout_s=timeout_s)
 
 
 async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
                overrides: Overrides | None, resume: str | None, models_file: Path | None,
                use_cache: bool, progress: Progress | None, kind: str,
-               on_flush: OnFlush | None, max_cost: float | None = None) -> RunResult:
+               on_flush: OnFlush | None, max_cost: float | None = None,
+               timeout_s: float | None = None) -> RunResult:
     progress = progress or Progress()
     prior: Prior | None = None
     if resume is not None:
@@ -99,6 +102,8 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
         raise ConfigError("an experiment spec is needed to start a run")
     overrides = overrides or Overrides()
     spec = apply_overrides(spec, overrides)
+    if timeout_s is not None:
+        spec = replace(spec, timeout_s=timeout_s)
     named: NamedVersion | None = None
     if spec.dataset.name is not None:  # items from the store, as the version was added
         version = spec.dataset.version
@@ -143,7 +148,8 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
             from .ray_executor import RayExecutor
 
             executor = RayExecutor(spec.executor)
-            run_targets, run_evaluators = await executor.start(targets, evaluators, spec.base)
+            run_targets, run_evaluators = await executor.start(targets, evaluators, spec.base,
+                                                                   spec.timeout_s)
         if prior is None:
             manifest = build_manifest(
                 kind=kind, name=spec.name, spec=spec.raw, spec_path=str(spec.path.resolve()),

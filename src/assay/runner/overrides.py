@@ -21,6 +21,7 @@ class Overrides:
     evaluators: list[str] = field(default_factory=list)
     executor: str | None = None  # --executor ray: the spec's other executor settings stay
     max_cost: float | None = None  # --max-cost: the spec's budget, or one where it has none
+    timeout_s: float | None = None  # --timeout: the spec's timeout_s
 
     def as_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if v not in (None, [])}
@@ -29,6 +30,8 @@ class Overrides:
 def apply_overrides(spec: ExperimentSpec, o: Overrides) -> ExperimentSpec:
     if o.max_cost is not None:
         spec.budget_usd = o.max_cost
+    if o.timeout_s is not None:
+        spec.timeout_s = o.timeout_s
     if o.concurrency is not None:
         spec.concurrency = o.concurrency
     if o.targets:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from assay.core.calls import FAILURES, failure_text
+from assay.core.calls import FAILURES, BoundedElsewhere, failure_text, within
 from assay.core.errors import AssayError
 from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
 from assay.evaluators.base import Evaluator
@@ -28,7 +28,7 @@ from assay.targets.recorded import RecordedTarget
 from assay.truth.capture import Capture
 
 from . import semconv, semconv_llm
-from .evaluate import evaluate, evaluate_now, evaluate_traced, synchronous
+from .evaluate import evaluate, evaluate_now, evaluate_traced, item_timeout, synchronous
 from .trace import Trace, tool_spans, worker_place
 from .work import Work
 
@@ -286,12 +286,10 @@ class SamplePipeline:
         return snap
 
     async def _call(self, target: Target, item: Item) -> Answer:
+        # a target on the Ray workers is bounded there, call by call (core/calls.py)
+        limit = None if isinstance(target, BoundedElsewhere) else self.timeout_s
         try:
-            if self.timeout_s is None:
-                return await target.answer(item)
-            return await asyncio.wait_for(target.answer(item), self.timeout_s)
-        except TimeoutError:
-            return Answer(None, error=f"item timeout after {self.timeout_s:g} s")
+            return await within(target.answer(item), limit, item_timeout)
         except AssayError:
             raise
         except FAILURES as exc:  # a target's bug (sys.exit too) costs its item, not the run

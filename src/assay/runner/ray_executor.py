@@ -22,6 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from assay.core.calls import BoundedElsewhere
 from assay.core.errors import ConfigError
 from assay.core.registry import Built, built_from
 from assay.core.types import Answer, Item, Score, Step, TruthSnapshot
@@ -46,8 +47,9 @@ def import_ray() -> Any:
     return ray
 
 
-class RemoteTarget:
-    """A target whose answers come from the workers; to the pipeline it is the target."""
+class RemoteTarget(BoundedElsewhere):
+    """A target whose answers come from the workers; to the pipeline it is the target. Each
+    answer is bounded by the run's `timeout_s` on its worker (ray_worker.py)."""
 
     def __init__(self, local: Target, batcher: Batcher) -> None:
         self.name = local.name
@@ -68,8 +70,9 @@ class RemoteTarget:
         return None
 
 
-class RemoteEvaluator:
-    """A code evaluator run on the workers; to the pipeline it is the evaluator."""
+class RemoteEvaluator(BoundedElsewhere):
+    """A code evaluator run on the workers; to the pipeline it is the evaluator. Each call is
+    bounded on its worker as `evaluate` would bound it here (ray_worker.py)."""
 
     deterministic = True
     concurrency = 1
@@ -145,7 +148,8 @@ class RayExecutor:
         return MAX_BATCH * self.cfg.workers
 
     async def start(self, targets: list[Target], evaluators: list[Evaluator],
-                    base: Path) -> tuple[list[Target], list[Evaluator]]:
+                    base: Path, timeout_s: float | None = None
+                    ) -> tuple[list[Target], list[Evaluator]]:
         """The run's targets and evaluators, those that move replaced by their remote twins;
         the workers are started and have built theirs before this returns, so a part that
         cannot be built on a worker stops the run before any sample."""
@@ -165,7 +169,7 @@ class RayExecutor:
                                max_task_retries=0)(Worker)
         actors = [actor_cls.remote({k: r.as_dict() for k, r in t_records.items()},
                                    {k: r.as_dict() for k, r in e_records.items()},
-                                   str(base.resolve()))
+                                   str(base.resolve()), timeout_s)
                   for _ in range(self.cfg.workers)]
         self.pool = Pool(ray, actors)
         try:

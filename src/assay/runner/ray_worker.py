@@ -19,12 +19,13 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
-from assay.core.calls import UserExit
+from assay.core.calls import UserExit, within
 from assay.core.errors import ConfigError
 from assay.core.types import Answer, Item, TruthSnapshot
 from assay.evaluators.base import Evaluator
 from assay.evaluators.registry import EVALUATORS
 
+from .evaluate import evaluator_timeout, item_timeout, time_limit
 from .ray_pool import Outcome
 
 
@@ -47,7 +48,8 @@ class Worker:
     records, so a heavy target stays loaded between calls."""
 
     def __init__(self, targets: dict[str, dict[str, Any]],
-                 evaluators: dict[str, dict[str, Any]], base: str) -> None:
+                 evaluators: dict[str, dict[str, Any]], base: str,
+                 timeout_s: float | None = None) -> None:
         from assay.targets.build import rebuild_target
 
         self.targets = {k: rebuild_target(r, client=_no_model, base=Path(base))
@@ -55,6 +57,9 @@ class Worker:
         self.evaluators: dict[str, Evaluator] = {k: EVALUATORS.rebuild(r)
                                                  for k, r in evaluators.items()}
         self.place = {"host": socket.gethostname(), "pid": os.getpid()}
+        # the run's bound on each call, kept here: the coordinator's timer would also end the
+        # calls batched with a slow one (core/calls.BoundedElsewhere)
+        self.timeout_s = timeout_s
         self.items = 0
         self.busy_s = 0.0
 
@@ -68,7 +73,8 @@ class Worker:
     async def answer(self, key: str, items: list[Item]) -> tuple[list[Outcome], dict[str, Any]]:
         target = self.targets[key]
         t0 = time.perf_counter()
-        outs = await asyncio.gather(*(_outcome(target.answer(it)) for it in items))
+        outs = await asyncio.gather(*(_outcome(within(target.answer(it), self.timeout_s,
+                                                      item_timeout)) for it in items))
         self.items += len(items)
         self.busy_s += time.perf_counter() - t0
         return list(outs), self.place
@@ -77,8 +83,14 @@ class Worker:
                        ) -> tuple[list[Outcome], dict[str, Any]]:
         ev = self.evaluators[key]
         t0 = time.perf_counter()
-        # a code evaluator never suspends: one after the other, no task per call
-        outs = [await _outcome(ev.evaluate(item, answer, truth)) for item, answer, truth in calls]
+        limit = time_limit(ev, self.timeout_s)
+        if limit is None:  # code that never suspends: one after the other, no task per call
+            outs = [await _outcome(ev.evaluate(item, answer, truth))
+                    for item, answer, truth in calls]
+        else:  # user code in threads or coroutines: side by side, each within its limit
+            outs = list(await asyncio.gather(*(_outcome(within(
+                ev.evaluate(item, answer, truth), limit,
+                lambda s: evaluator_timeout(ev, s))) for item, answer, truth in calls)))
         self.items += len(calls)
         self.busy_s += time.perf_counter() - t0
         return outs, self.place

@@ -62,7 +62,9 @@ def _evaluator_specs(manifest: dict[str, Any]) -> list[tuple[str, dict[str, str]
 
 async def replay_run(engine: Engine, run_id: str, *, fresh: bool = False,
                      models_file: Path | None = None, concurrency: int = 16,
-                     keep: int = 20) -> ReplayReport:
+                     keep: int = 20, timeout_s: float | None = None) -> ReplayReport:
+    """`timeout_s` bounds each code check's call; None: the run's own (and a python: check's
+    default when the run set none)."""
     row = repo.get_run(engine, run_id)
     if row is None:
         raise ConfigError(f"no run '{run_id}' in this store (see assay runs)")
@@ -78,7 +80,8 @@ async def replay_run(engine: Engine, run_id: str, *, fresh: bool = False,
     spec = spec if isinstance(spec, dict) else {}
     # the run's bound on a check's call, as the run had it (a python: check's default if none)
     timeout = spec.get("timeout_s")
-    timeout_s = float(timeout) if isinstance(timeout, int | float) and timeout > 0 else None
+    if timeout_s is None and isinstance(timeout, int | float) and timeout > 0:
+        timeout_s = float(timeout)
     factory = EvaluatorFactory(engine, models_file=models_file, fresh=fresh,
                                judge_model=spec.get("judge_model"))
     report = ReplayReport(run_id, [])

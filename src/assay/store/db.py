@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -114,6 +115,10 @@ def migrate(engine: Engine) -> None:
                 not inspect(conn).get_table_names():
             _create_at_head(conn)
             return
+        if revision is not None:  # a store in use: say why the first command waits
+            print(f"assay: upgrading the store {redact(str(engine.url))} from revision "
+                  f"{revision} to {HEAD}, once (a store with many spans takes a while; "
+                  "other assay processes wait for it)", file=sys.stderr, flush=True)
         from alembic import command
         from alembic.config import Config
 

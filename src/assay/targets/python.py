@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from assay.core.calls import FAILURES, failure_text, in_daemon_thread, in_user_coroutine
+from assay.core.calls import FAILURES, failure_text, in_daemon_thread, in_user_loop
 from assay.core.errors import ConfigError
 from assay.core.numbers import token_counts
 from assay.core.types import Answer, Item
@@ -70,7 +70,7 @@ class PythonTarget:
         fields = dict(item.fields)
         start = time.perf_counter()
         try:
-            out = await in_user_coroutine(self.fn, fields) if self.is_async else \
+            out = await in_user_loop(self.fn, fields) if self.is_async else \
                 await in_daemon_thread(self.fn, fields)
         except FAILURES as exc:  # sys.exit() in an async function too; a Ctrl-C goes through
             return Answer(None, {}, {}, time.perf_counter() - start, None, failure_text(exc))

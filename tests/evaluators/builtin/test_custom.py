@@ -113,7 +113,15 @@ def test_an_exception_is_that_items_error(checks: Path) -> None:
     assert s.evidence["file"] == str(checks)
 
 
-@pytest.mark.parametrize("function", ["nothing", "nan"])
+def test_a_non_finite_number_is_that_answers_error_not_the_runs(checks: Path) -> None:
+    """0/0 on one answer is data, not wiring: that answer's error, and the run goes on (it
+    stopped the run, and every resume met it again)."""
+    s = run(build(checks, "nan"), "x")
+    assert (s.status, s.value) == (ScoreStatus.ERROR, None)
+    assert s.reason == "nan returned nan: it must be a finite number"
+
+
+@pytest.mark.parametrize("function", ["nothing"])
 def test_a_wrong_return_type_is_one_line_naming_file_and_function(checks: Path,
                                                                   function: str) -> None:
     with pytest.raises(ConfigError) as err:

@@ -21,7 +21,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from assay.core.calls import FAILURES, UserExit, failure_text, in_daemon_thread, in_user_coroutine
+from assay.core.calls import FAILURES, UserExit, failure_text, in_daemon_thread, in_user_loop
 from assay.core.errors import ConfigError
 from assay.core.text import safe_text, safe_value
 from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
@@ -135,7 +135,7 @@ class PythonEvaluator(CodeEvaluator):
                        truth: TruthSnapshot | None = None) -> Score:
         try:
             if self.is_async:
-                result = await in_user_coroutine(self.fn, dict(item.fields), answer.text or "",
+                result = await in_user_loop(self.fn, dict(item.fields), answer.text or "",
                                                  **self.args)
             else:
                 result = await in_daemon_thread(self.fn, dict(item.fields), answer.text or "",
@@ -173,7 +173,12 @@ class PythonEvaluator(CodeEvaluator):
             return Score(1.0 if result else 0.0, ScoreStatus.SCORED,
                          f"{self.function} returned {result}", self.name, self.version,
                          evidence={"returned": result})
-        if isinstance(result, int | float) and math.isfinite(result):
+        if isinstance(result, int | float):
+            if not math.isfinite(result):  # 0/0 on one answer: that answer's error, not a
+                # wiring mistake that stops the run (a resume would meet it again)
+                return Score.error(f"{self.function} returned {result}: it must be a finite "
+                                   "number", self.name, self.version,
+                                   evidence={"returned": repr(result)})
             return Score(float(result), ScoreStatus.SCORED, f"{self.function} returned "
                          f"{result}", self.name, self.version, evidence={"returned": result})
         raise ConfigError(f"{self.where} returned {type(result).__name__} {result!r:.60}; "

@@ -191,6 +191,8 @@ def test_timeout_is_raised_after_the_fact_on_replay_retry_and_run(project: Path 
     assert r.returncode == 0, r.stderr
     assert dict(db_rows(project, reasons, run_id)) == {
         f"a{i}": "slow returned True" for i in range(4)}
+    r = run("replay", run_id, cwd=project, timeout=60)  # under the retry's bound, kept
+    assert r.returncode == 0 and "100.0%" in r.stdout, r.stdout
     r = run("retry", run_id, "--timeout", "inf", cwd=project, timeout=60)
     assert r.returncode == 2 and "--timeout (seconds) must be a finite number > 0, not inf" \
         in r.stderr
@@ -204,3 +206,5 @@ def test_timeout_is_raised_after_the_fact_on_replay_retry_and_run(project: Path 
     assert dict(db_rows(project, reasons, run_id))["a1"] == "evaluator timeout after 1 s"
     (manifest,) = db_rows(project, "SELECT manifest FROM runs WHERE id = ?", run_id)
     assert json.loads(manifest[0])["overrides"]["timeout_s"] == 1  # a --resume keeps it
+    r = run("replay", run_id, cwd=project, timeout=60)  # and replay bounds as the run did
+    assert r.returncode == 0 and "100.0%" in r.stdout, r.stdout

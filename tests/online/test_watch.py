@@ -205,8 +205,10 @@ def test_ground_truth_at_answer_time_and_without_a_resolver(tmp_path: Path,
     ("evaluators: [finance-rubric]\nrubric: {required: x, tolerance: y}\n",
      "watch.yaml:5: rubric.tolerance: unknown key"),
     ("evaluators: finance-rubric\n", "watch.yaml:4: evaluators: must be a non-empty list"),
-    ("evaluators: [x]\nground_truth: wrong\n", "watch.yaml:5: ground_truth: ground-truth mode"),
-    ("evaluators: [x]\ntimeout_s: .nan\n",
+    ("evaluators: [finance-rubric]\nground_truth: wrong\n",
+     "watch.yaml:5: ground_truth: ground-truth mode"),
+    ("evaluators: [x]\n", "watch.yaml:4: evaluators[0]: unknown evaluator 'x'"),
+    ("evaluators: [finance-rubric]\ntimeout_s: .nan\n",
      "watch.yaml:5: timeout_s: must be a finite number > 0 and ≤ 86400, not nan (seconds)"),
 ])
 def test_spec_errors_name_file_line_and_field(tmp_path: Path, body: str, message: str) -> None:

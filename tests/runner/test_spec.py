@@ -72,10 +72,12 @@ def test_toml_spec_and_relative_paths(tmp_path: Path) -> None:
      "spec.yaml:3: evaluators: must be a non-empty list"),
     ("dataset: x.json\ntargets: [{type: recorded}]\nevaluators: [a]\nconcurency: 3\n",
      "spec.yaml:4: concurency: unknown key"),
-    ("dataset: x.json\ntargets: [{type: recorded}]\nevaluators: [a]\nground_truth: fresh\n",
+    ("dataset: x.json\ntargets: [{type: recorded}]\nevaluators: [exact]\nground_truth: fresh\n",
      "spec.yaml:4: ground_truth: ground-truth mode 'fresh' is not one of stored, live"),
-    ("dataset: x.json\ntargets: [{type: recorded}]\nevaluators: [a]\nground_truth: live\n"
+    ("dataset: x.json\ntargets: [{type: recorded}]\nevaluators: [exact]\nground_truth: live\n"
      "truth: {provder: akshare}\n", "spec.yaml:5: truth: truth.provder: unknown key"),
+    ("dataset: x.json\ntargets: [{type: recorded}]\nevaluators: [a]\n",
+     "spec.yaml:3: evaluators[0]: unknown evaluator 'a'"),
     ("targets: [{type: recorded}]\nevaluators: [a]\n", "spec.yaml: missing 'dataset'"),
     ("dataset: x.json\ntargets: [{type: recorded}, {type: recorded}]\nevaluators: [a]\n",
      "spec.yaml:2: targets[1].name: target name 'recorded' is used twice"),

@@ -22,7 +22,7 @@ ITEMS = [Item(f"q{i}", {"response": str(i)}) for i in range(3)]
 def _prior(tmp_path: Path) -> Prior:
     spec_file = tmp_path / "spec.yaml"
     spec_file.write_text("dataset: {path: d.json}\ntargets: [{name: recorded, type: recorded}]\n"
-                         "evaluators: [exact-match]\n", encoding="utf-8")
+                         "evaluators: [exact]\n", encoding="utf-8")
     return Prior("r-1", "run", load_spec(spec_file), Overrides(), {}, "v1")
 
 

@@ -135,11 +135,23 @@ def _the_user_loop() -> asyncio.AbstractEventLoop:
     with _user_loop_lock:
         if _user_loop is None or not _user_loop[1].is_alive():
             loop = asyncio.new_event_loop()
-            thread = threading.Thread(target=loop.run_forever, name="assay-user-loop",
+            thread = threading.Thread(target=_serve, args=(loop,), name="assay-user-loop",
                                       daemon=True)
             thread.start()
             _user_loop = (loop, thread)
         return _user_loop[0]
+
+
+def _serve(loop: asyncio.AbstractEventLoop) -> None:
+    """The user loop's thread: a KeyboardInterrupt or SystemExit that a task of user code
+    raised (asyncio lets those out of the loop) is that task's end, not the loop's — the calls
+    of other items on it go on. (No signal reaches this thread: none is a real Ctrl-C.)"""
+    while True:
+        try:
+            loop.run_forever()
+            return
+        except (KeyboardInterrupt, SystemExit):
+            continue
 
 
 async def in_user_loop(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -192,8 +204,8 @@ def _guard(loop: asyncio.AbstractEventLoop) -> None:
         def run(*args: Any) -> None:
             try:
                 callback(*args)
-            except SystemExit as exc:
-                record.append(exc)
+            except (SystemExit, KeyboardInterrupt) as exc:  # on the user loop's thread,
+                record.append(exc)  # where no KeyboardInterrupt is a real Ctrl-C
         return run
 
     soon, threadsafe, at = loop.call_soon, loop.call_soon_threadsafe, loop.call_at

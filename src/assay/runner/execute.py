@@ -104,6 +104,9 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
     spec = apply_overrides(spec, overrides)
     if timeout_s is not None:
         spec = replace(spec, timeout_s=timeout_s)
+        overrides = replace(overrides, timeout_s=timeout_s)
+        if prior is not None:  # kept, so the next resume and a replay bound checks alike
+            repo.merge_overrides(engine, run_id, {"timeout_s": timeout_s})
     named: NamedVersion | None = None
     if spec.dataset.name is not None:  # items from the store, as the version was added
         version = spec.dataset.version

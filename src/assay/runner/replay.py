@@ -78,8 +78,9 @@ async def replay_run(engine: Engine, run_id: str, *, fresh: bool = False,
               for t in repo.list_truth(engine, run_id)}
     spec = manifest.get("spec")
     spec = spec if isinstance(spec, dict) else {}
-    # the run's bound on a check's call, as the run had it (a python: check's default if none)
-    timeout = spec.get("timeout_s")
+    # the run's bound on a check's call, as its latest scores had it: a --timeout given to the
+    # run, a resume or a retry, else the spec's (else a python: check's default)
+    timeout = (manifest.get("overrides") or {}).get("timeout_s", spec.get("timeout_s"))
     if timeout_s is None and isinstance(timeout, int | float) and timeout > 0:
         timeout_s = float(timeout)
     factory = EvaluatorFactory(engine, models_file=models_file, fresh=fresh,

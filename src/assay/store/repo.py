@@ -293,6 +293,16 @@ def merge_summary(engine: Engine, run_id: str, extra: dict[str, Any]) -> None:
             summary={**(current or {}), **extra}))
 
 
+def merge_overrides(engine: Engine, run_id: str, extra: dict[str, Any]) -> None:
+    """Flags a resume or retry applied (`--timeout`), kept with the start's in the manifest:
+    the next resume and a replay use what the run's latest scores were made with."""
+    with engine.begin() as conn:
+        manifest = conn.execute(select(runs.c.manifest).where(runs.c.id == run_id)).scalar()
+        manifest = dict(manifest or {})
+        manifest["overrides"] = {**(manifest.get("overrides") or {}), **extra}
+        conn.execute(update(runs).where(runs.c.id == run_id).values(manifest=manifest))
+
+
 def set_run_status(engine: Engine, run_id: str, status: str) -> None:
     with engine.begin() as conn:
         conn.execute(update(runs).where(runs.c.id == run_id).values(status=status,

@@ -65,6 +65,9 @@ def test_entries_with_args_python_and_paths(tmp_path: Path) -> None:
     ("  - finance-rubric\n  - finance-rubrik\n",  # a bare name too names its line
      "spec.yaml:5: evaluators[1]: unknown evaluator 'finance-rubrik'; did you mean "
      "finance-rubric?"),
+    ("  - {name: finance-rubric, args: {roundng: strict}}\n",  # built by the run: names now
+     "spec.yaml:4: evaluators[0].args: evaluator 'finance-rubric': unknown option 'roundng'; "
+     "did you mean rounding? (known: rounding)"),
     ("  - coze-corectness@judge\n",
      "spec.yaml:4: evaluators[0]: unknown evaluator 'coze-corectness'; did you mean "
      "coze-correctness?"),

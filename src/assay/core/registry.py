@@ -272,6 +272,17 @@ class Registry(Generic[T]):
         known = self.arguments(entry)
         if known is None:
             return
+        self.check_names(entry, args, where)
+        absent = [a.name for a in known if a.required and args.get(a.name) is None]
+        if absent:
+            raise ConfigError(f"{where} needs '{absent[0]}'")
+
+    def check_names(self, entry: Entry[T], args: Mapping[str, Any], where: str) -> None:
+        """Each of `args` is an option the entry takes (a spec is checked at load with this;
+        what the run adds — a model, a mapping — comes later)."""
+        known = self.arguments(entry)
+        if known is None:
+            return
         names = [a.name for a in known]
         for key in args:
             if key not in names:
@@ -279,9 +290,6 @@ class Registry(Generic[T]):
                 raise ConfigError(f"{where}: unknown option '{key}'"
                                   + (f"; did you mean {', '.join(close)}?" if close else "")
                                   + f" (known: {', '.join(names) or 'none'})")
-        absent = [a.name for a in known if a.required and args.get(a.name) is None]
-        if absent:
-            raise ConfigError(f"{where} needs '{absent[0]}'")
 
     def _load(self, entry: Entry[T]) -> Callable[..., T]:
         if not isinstance(entry.factory, str):

@@ -113,7 +113,11 @@ def _try_build(spec: EvaluatorSpec, key: str | None) -> None:
         if not spec.args and Path(name).suffix.lower() in TEMPLATE_SUFFIXES:
             return  # a judge template named by its file: found when the run builds it
         raise EntryError(str(exc), *(("name",) if spec.args else ())) from None
-    if entry.meta.get("family") != "builtin":
+    if entry.meta.get("family") != "builtin":  # built by the run; its option names now
+        try:
+            EVALUATORS.check_names(entry, spec.args, f"evaluator '{entry.name}'")
+        except ConfigError as exc:
+            raise EntryError(str(exc), *((key,) if key else ())) from None
         return
     try:
         EVALUATORS.build(entry.name, **spec.args)

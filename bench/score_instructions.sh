@@ -1,0 +1,44 @@
+#!/bin/bash
+# Instructions (valgrind callgrind, deterministic) of an in-process `assay score` of the score
+# bench's data — the 99-item sample repeated with fresh ids — at two sizes, for several source
+# trees; prints each tree's per-item and fixed instructions, solved from the two sizes. Where
+# the VM's timer cannot settle a few per cent (bench/score_cpu.sh), this can. Takes minutes.
+#
+#   bench/score_instructions.sh SMALL LARGE TREE [TREE ...]     e.g. 1000 5000 . /tmp/oldmain
+#   EV=json-valid bench/score_instructions.sh …                  (the pipeline without the rubric)
+set -euo pipefail
+SMALL=$1; LARGE=$2; shift 2
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+PY=${PY:-$HERE/.venv/bin/python}
+EV=${EV:-finance-rubric}
+D=$(mktemp -d)
+trap 'rm -rf "$D"' EXIT
+cat > "$D/score.py" <<'PYEOF'
+import asyncio, json, sys, tempfile
+from pathlib import Path
+n, sample, ev = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+base = json.load(open(sample, encoding="utf-8"))
+d = Path(tempfile.mkdtemp())
+data = d / "bench.json"
+data.write_text(json.dumps([dict(base[i % len(base)], prompt_id=f"bench-{i}")
+                            for i in range(n)], ensure_ascii=False), "utf-8")
+from assay.runner.score import score, score_spec
+from assay.store.db import open_engine
+engine = open_engine(f"sqlite:///{d / 'db.sqlite'}")
+asyncio.run(score(engine, score_spec(data, [ev]), out=d / "out.jsonl"))
+PYEOF
+for TREE in "$@"; do
+  TREE=$(cd "$TREE" && pwd)
+  declare -A I=()
+  for N in "$SMALL" "$LARGE"; do
+    PYTHONHASHSEED=0 PYTHONPATH="$TREE/src" valgrind --tool=callgrind \
+      --callgrind-out-file="$D/cg.out" "$PY" "$D/score.py" "$N" \
+      "$HERE/examples/finsearch_t1_sample.json" "$EV" > "$D/log" 2>&1
+    I[$N]=$(grep -o "Collected : [0-9]*" "$D/log" | awk '{print $3}')
+  done
+  "$PY" -c "
+s, l, a, b = $SMALL, $LARGE, ${I[$SMALL]}, ${I[$LARGE]}
+per = (b - a) / (l - s)
+print(f'$TREE ($EV): {per / 1e6:.3f} M instructions per item, fixed {(a - per * s) / 1e9:.2f} G, '
+      f'100,000 items {(a + per * (100000 - s)) / 1e9:.1f} G')"
+done

@@ -56,8 +56,10 @@ def duplicate_key(raw: bytes, data: Any) -> str | None:
     """A key given twice in one object of the JSON text `raw` (parsed as `data`), or None.
     The keys written can equal the outer objects' alone only when no object is nested and
     none lost a duplicate (each adds to the text's count, not the parsed one)."""
-    written = raw.count(b'":') - raw.count(b'\\":')
-    if written == _top_keys(data) or written == _keys(data):
+    written, top = raw.count(b'":'), _top_keys(data)
+    if written != top:  # a quote-colon escaped in a string is no key: one more pass for them
+        written -= raw.count(b'\\":')
+    if written == top or written == _keys(data):
         return None
     found: list[str] = []
 

@@ -309,6 +309,18 @@ def test_executor_flag_overrides_the_spec_and_is_checked(tmp_path: Path) -> None
         apply_overrides(load_spec(spec), Overrides(executor="dask"))
 
 
+def _ray_run(tmp_path: Path, spec_text: str, within_s: float) -> tuple[Engine, Any]:
+    """The spec run to its end on the module's cluster, within `within_s` seconds."""
+    spec = tmp_path / "ray.yaml"
+    spec.write_text(spec_text, "utf-8")
+    engine = open_engine(f"sqlite:///{tmp_path / 'a.db'}")
+    started = time.monotonic()
+    result = asyncio.run(run_experiment(engine, load_spec(spec)))
+    assert time.monotonic() - started < within_s
+    assert result.status == "finished"
+    return engine, result
+
+
 def test_sys_exit_in_a_target_or_check_on_a_worker_is_that_items_error(
         ray_cluster: str, tmp_path: Path) -> None:
     """Issue 27 (low): Ray reported a target's sys.exit() as a timeout. On a worker as in the
@@ -329,17 +341,12 @@ def test_sys_exit_in_a_target_or_check_on_a_worker_is_that_items_error(
         "        raise SystemExit('from a check')\n"
         "    return True\n"
         f"IDS = {list(EXPECTED)[:3]!r}\n", "utf-8")
-    spec = tmp_path / "ray.yaml"
-    spec.write_text(f"dataset: {{path: {SAMPLE}, limit: 6}}\n"
-                    "targets: [{name: sync, type: python, function: 'exiting:answer'}, "
-                    "{name: async, type: python, function: 'exiting:answer_async'}]\n"
-                    "evaluators: [{python: exiting.py:check}]\n"
-                    "executor: {type: ray, workers: 2, code_evaluators: workers}\n", "utf-8")
-    engine = open_engine(f"sqlite:///{tmp_path / 'a.db'}")
-    started = time.monotonic()
-    result = asyncio.run(run_experiment(engine, load_spec(spec)))
-    assert time.monotonic() - started < 120
-    assert result.status == "finished"
+    engine, result = _ray_run(tmp_path, (
+        f"dataset: {{path: {SAMPLE}, limit: 6}}\n"
+        "targets: [{name: sync, type: python, function: 'exiting:answer'}, "
+        "{name: async, type: python, function: 'exiting:answer_async'}]\n"
+        "evaluators: [{python: exiting.py:check}]\n"
+        "executor: {type: ray, workers: 2, code_evaluators: workers}\n"), 120)
     first, second, third = list(EXPECTED)[:3]
     errors = dict(((t, i), e) for t, i, e in rows(
         engine, "SELECT target, item_id, error FROM answers WHERE run_id = :r AND error IS NOT "
@@ -388,17 +395,12 @@ def test_on_the_workers_a_hung_call_ends_alone_within_the_runs_timeout(
         "    if item['prompt_id'] == IDS[1]:\n"
         "        time.sleep(3600)\n"
         "    return True\n", "utf-8")
-    spec = tmp_path / "ray.yaml"
-    spec.write_text(f"dataset: {{path: {SAMPLE}, limit: 8}}\n"
-                    "targets: [{name: agent, type: python, function: 'hanging:answer'}]\n"
-                    "evaluators: [{python: hanging.py:check}]\n"
-                    "timeout_s: 2\nconcurrency: 8\n"
-                    "executor: {type: ray, workers: 1, code_evaluators: workers}\n", "utf-8")
-    engine = open_engine(f"sqlite:///{tmp_path / 'a.db'}")
-    started = time.monotonic()
-    result = asyncio.run(run_experiment(engine, load_spec(spec)))
-    assert time.monotonic() - started < 60
-    assert result.status == "finished"
+    engine, result = _ray_run(tmp_path, (
+        f"dataset: {{path: {SAMPLE}, limit: 8}}\n"
+        "targets: [{name: agent, type: python, function: 'hanging:answer'}]\n"
+        "evaluators: [{python: hanging.py:check}]\n"
+        "timeout_s: 2\nconcurrency: 8\n"
+        "executor: {type: ray, workers: 1, code_evaluators: workers}\n"), 60)
     answers = dict(rows(engine, "SELECT item_id, error FROM answers WHERE run_id = :r",
                         r=result.run_id))
     assert answers == {i: ("item timeout after 2 s" if i == ids[0] else None) for i in ids}

@@ -62,9 +62,12 @@ async def evaluate(ev: Evaluator, item: Item, answer: Answer | None,
     if early is not None:
         return early
     assert answer is not None  # precheck answered for a missing answer
+    limit = time_limit(ev, timeout_s)
     try:
-        return finite(await within(ev.evaluate(item, answer, truth), time_limit(ev, timeout_s),
-                                   lambda limit: evaluator_timeout(ev, limit)))
+        if limit is None:  # no timer, no wrapping coroutine: the common case
+            return finite(await ev.evaluate(item, answer, truth))
+        return finite(await within(ev.evaluate(item, answer, truth), limit,
+                                   lambda s: evaluator_timeout(ev, s)))
     except AssayError:
         raise
     except FAILURES as exc:  # an evaluator's bug (sys.exit too) costs one result, not the run

@@ -101,12 +101,11 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
     if spec is None:
         raise ConfigError("an experiment spec is needed to start a run")
     overrides = overrides or Overrides()
-    spec = apply_overrides(spec, overrides)
-    if timeout_s is not None:
-        spec = replace(spec, timeout_s=timeout_s)
-        overrides = replace(overrides, timeout_s=timeout_s)
-        if prior is not None:  # kept, so the next resume and a replay bound checks alike
+    if timeout_s is not None:  # an override like the start's, kept for the next resume and
+        overrides = replace(overrides, timeout_s=timeout_s)  # a replay to bound checks alike
+        if prior is not None:
             repo.merge_overrides(engine, run_id, {"timeout_s": timeout_s})
+    spec = apply_overrides(spec, overrides)
     named: NamedVersion | None = None
     if spec.dataset.name is not None:  # items from the store, as the version was added
         version = spec.dataset.version

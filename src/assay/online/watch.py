@@ -34,15 +34,13 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 
 from assay.core.access import bearer, open_bind_refusal, token_matches
 from assay.core.errors import AssayError, ConfigError, DataError
-from assay.core.registry import built_from
 from assay.core.types import Answer, Item
-from assay.evaluators.build import EvaluatorFactory
 from assay.runner.checks import names_once
 from assay.runner.commit import BatchCommit
-from assay.runner.execute import summarize
 from assay.runner.manifest import build_manifest
 from assay.runner.pipeline import Progress, SamplePipeline, Work
-from assay.store import lease, online, repo
+from assay.runner.session import RunSession, evaluator_records, ground_truth_record
+from assay.store import online, repo
 from assay.store.db import Engine
 from assay.store.rows import answer_row
 from assay.truth.capture import Capture, TruthConfig
@@ -187,80 +185,70 @@ async def watch(engine: Engine, spec: WatchSpec, *, models_file: Path | None = N
     existing = repo.get_run(engine, run_id)
     if existing is not None and existing["kind"] != "online":
         raise ConfigError(f"run {run_id} exists and is not an online run")
-    with lease.held(engine, run_id, new=existing is None):
-        return await _watch(engine, spec, run_id, existing, models_file=models_file,
-                            use_cache=use_cache, stop=stop or asyncio.Event(),
+    async with RunSession.open(engine, run_id, new=existing is None,
+                               judge_model=spec.judge_model, use_cache=use_cache,
+                               models_file=models_file) as session:
+        return await _watch(session, spec, existing, stop=stop or asyncio.Event(),
                             on_ready=on_ready, token=token)
 
 
-async def _watch(engine: Engine, spec: WatchSpec, run_id: str, existing: dict[str, Any] | None,
-                 *, models_file: Path | None, use_cache: bool, stop: asyncio.Event,
-                 on_ready: Callable[[str, int, bool], None] | None,
+async def _watch(session: RunSession, spec: WatchSpec, existing: dict[str, Any] | None, *,
+                 stop: asyncio.Event, on_ready: Callable[[str, int, bool], None] | None,
                  token: str | None = None) -> WatchResult:
-    factory = EvaluatorFactory(engine, judge_model=spec.judge_model, use_cache=use_cache,
-                               models_file=models_file)
+    engine, run_id, factory = session.engine, session.run_id, session.factory
+    evaluators = session.evaluators(spec.evaluators)
+    try:  # before anything listens (each trace's results would collide in the store)
+        names_once(evaluators)
+    except ConfigError as exc:
+        raise ConfigError(f"{spec.path}: evaluators: {exc} (give one a label)") from None
+    truth_cfg = TruthConfig.parse(spec.ground_truth, spec.truth, spec.base)
+    capture = Capture(truth_cfg) if truth_cfg.mode != "stored" else None
+    manifest = build_manifest(
+        kind="online", name=spec.name, spec=spec.raw, spec_path=str(spec.path.resolve()),
+        source={"otlp": f"{spec.host}:{spec.port}"}, sample=spec.sample, seed=spec.seed,
+        filter=spec.filter, rubric=spec.rubric, quiet_s=spec.quiet_s, queue=spec.queue,
+        targets={TARGET: OnlineTarget().public()}, models=factory.public_models(),
+        evaluators=evaluator_records(evaluators),
+        ground_truth=ground_truth_record(truth_cfg, capture), repeats=1, jury=spec.jury)
+    did = online.dataset_id(run_id)
+    counters = Counters()
+    if existing is None:
+        online.create_dataset(engine, run_id, spec.name, str(spec.path.resolve()))
+    else:
+        _check_same(run_id, existing["manifest"], manifest)
+        counters = Counters.from_dict((existing.get("summary") or {}).get("online", {}))
+    session.start(kind="online", dataset_id=did, manifest=manifest,
+                  resumed=existing is not None)
+    if existing is not None:
+        reconcile(engine, run_id, counters, starting=True)
+        repo.merge_summary(engine, run_id, {"online": counters.as_dict()})
+    writer = OnlineCommit(engine)
+    pipeline = SamplePipeline(run_id, evaluators=evaluators, writer=writer,
+                              progress=Progress(), capture=capture,
+                              truth_mode=truth_cfg.mode, jury=spec.jury,
+                              timeout_s=spec.timeout_s)
+    service = _Service(engine, spec, run_id, did, pipeline, writer, counters, capture,
+                       stop, token)
+    writer.on_refused = service.refused
+    if existing is not None:
+        service.assembler.seen(online.recent_item_ids(engine, run_id, REMEMBER))
+        service.line = online.last_line(engine, run_id)
+    status = "failed"
     try:
-        evaluators = [factory.build(e.name, e.mapping, e.args) for e in spec.evaluators]
-        try:  # before anything listens (each trace's results would collide in the store)
-            names_once(evaluators)
-        except ConfigError as exc:
-            raise ConfigError(f"{spec.path}: evaluators: {exc} (give one a label)") from None
-        truth_cfg = TruthConfig.parse(spec.ground_truth, spec.truth, spec.base)
-        capture = Capture(truth_cfg) if truth_cfg.mode != "stored" else None
-        manifest = build_manifest(
-            kind="online", name=spec.name, spec=spec.raw, spec_path=str(spec.path.resolve()),
-            source={"otlp": f"{spec.host}:{spec.port}"}, sample=spec.sample, seed=spec.seed,
-            filter=spec.filter, rubric=spec.rubric, quiet_s=spec.quiet_s, queue=spec.queue,
-            targets={TARGET: OnlineTarget().public()}, models=factory.public_models(),
-            evaluators=[{"name": ev.name, "version": ev.version, **_built(ev)}
-                        for ev in evaluators],
-            ground_truth={"mode": truth_cfg.mode, "provider": truth_cfg.provider
-                          if capture else None, "field": truth_cfg.code_field,
-                          "market": truth_cfg.market, "window_s": truth_cfg.window_s,
-                          "snapshots": str(truth_cfg.snapshots) if truth_cfg.snapshots
-                          else None, "date": truth_cfg.date},
-            repeats=1, jury=spec.jury)
-        did = online.dataset_id(run_id)
-        counters = Counters()
-        if existing is None:
-            online.create_dataset(engine, run_id, spec.name, str(spec.path.resolve()))
-            repo.create_run(engine, run_id=run_id, kind="online", dataset_id=did,
-                            manifest=manifest)
-        else:
-            _check_same(run_id, existing["manifest"], manifest)
-            counters = Counters.from_dict((existing.get("summary") or {}).get("online", {}))
-            repo.set_run_status(engine, run_id, "running")
-            reconcile(engine, run_id, counters, starting=True)
-            repo.merge_summary(engine, run_id, {"online": counters.as_dict()})
-        writer = OnlineCommit(engine)
-        pipeline = SamplePipeline(run_id, evaluators=evaluators, writer=writer,
-                                  progress=Progress(), capture=capture,
-                                  truth_mode=truth_cfg.mode, jury=spec.jury,
-                                  timeout_s=spec.timeout_s)
-        service = _Service(engine, spec, run_id, did, pipeline, writer, counters, capture,
-                           stop, token)
-        writer.on_refused = service.refused
-        if existing is not None:
-            service.assembler.seen(online.recent_item_ids(engine, run_id, REMEMBER))
-            service.line = online.last_line(engine, run_id)
-        status = "failed"
-        try:
-            with _signals_set(stop):  # before the ready line: a Ctrl-C right after it counts
-                port = await service.start()
-                if on_ready is not None:
-                    on_ready(run_id, port, existing is not None)
-                await stop.wait()
-            await service.stop()
-            if service.failure is not None:
-                raise service.failure
-            reconcile(engine, run_id, counters, starting=False)
-            status = "interrupted"
-        finally:
-            summary = {"online": counters.as_dict(), "samples_done": counters.evaluated}
-            repo.finish_run(engine, run_id, status, summary)
+        with _signals_set(stop):  # before the ready line: a Ctrl-C right after it counts
+            port = await service.start()
+            if on_ready is not None:
+                on_ready(run_id, port, existing is not None)
+            await stop.wait()
+        await service.stop()
+        if service.failure is not None:
+            raise service.failure
+        reconcile(engine, run_id, counters, starting=False)
+        status = "interrupted"
     finally:
-        await factory.close()
-    tally = summarize(engine, run_id, repo.result_scores(engine, run_id), {}, "label")
+        session.finish(status, {"online": counters.as_dict(),
+                                "samples_done": counters.evaluated})
+    tally = session.summarize(repo.result_scores(engine, run_id), {}, "label")
     return WatchResult(run_id, status, counters, service.port, existing is not None,
                        {"online": counters.as_dict(), **tally.as_dict()})
 
@@ -286,11 +274,6 @@ def reconcile(engine: Engine, run_id: str, counters: Counters, *, starting: bool
         counters.note(f"{removed} partly stored trace(s) removed at the restart (a resend is "
                       "evaluated)")
     counters.evaluated, counters.unknown = evaluated, unknown
-
-
-def _built(component: object) -> dict[str, Any]:
-    record = built_from(component)
-    return {"built": record.as_dict()} if record is not None else {}
 
 
 def _check_same(run_id: str, before: dict[str, Any], now: dict[str, Any]) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from itertools import islice
 from pathlib import Path
@@ -19,13 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 from assay.core.costs import CostSheet
 from assay.core.errors import ConfigError
-from assay.core.registry import built_from
 from assay.core.tally import Summary
-from assay.core.types import Item
 from assay.datasets.loader import load_dataset
 from assay.datasets.named import load_named, parse_ref
 from assay.datasets.select import select_items
-from assay.evaluators.build import EvaluatorFactory
 from assay.models.budget import Budget, BudgetExceeded
 from assay.store import lease, repo
 from assay.store.costs import run_cost_sheet
@@ -43,6 +40,7 @@ from .otlp import endpoint_from_env, export_new_spans
 from .overrides import Overrides, apply_overrides
 from .pipeline import Progress, SamplePipeline
 from .resume import Prior, load_prior
+from .session import RunSession, built, evaluator_records, ground_truth_record
 from .spec import ExperimentSpec
 from .spending import budget_record, run_budget
 from .stop import deferred_interrupt
@@ -81,25 +79,27 @@ async def run_experiment(engine: Engine, spec: ExperimentSpec | None, *,
     in one line, before anything is read or sent. `timeout_s` replaces the spec's for this
     start or continuation (`--timeout`)."""
     run_id = resume or run_id or (("s-" if kind == "score" else "r-") + uuid.uuid4().hex[:12])
+    prior: Prior | None = None
     with lease.held(engine, run_id, new=resume is None):
-        return await _run(engine, spec, run_id=run_id, overrides=overrides, resume=resume,
-                          models_file=models_file, use_cache=use_cache, progress=progress,
-                          kind=kind, on_flush=on_flush, max_cost=max_cost,
-                          timeout_s=timeout_s)
+        if resume is not None:
+            prior = load_prior(engine, resume)
+            spec, overrides, kind = prior.spec, prior.overrides, prior.kind
+        if spec is None:
+            raise ConfigError("an experiment spec is needed to start a run")
+        async with RunSession.open(engine, run_id, new=None, judge_model=spec.judge_model,
+                                   use_cache=use_cache, models_file=models_file) as session:
+            return await _run(session, spec, prior, overrides=overrides, progress=progress,
+                              kind=kind, on_flush=on_flush, max_cost=max_cost,
+                              timeout_s=timeout_s)
 
 
-async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
-               overrides: Overrides | None, resume: str | None, models_file: Path | None,
-               use_cache: bool, progress: Progress | None, kind: str,
+async def _run(session: RunSession, spec: ExperimentSpec, prior: Prior | None, *,
+               overrides: Overrides | None, progress: Progress | None, kind: str,
                on_flush: OnFlush | None, max_cost: float | None = None,
                timeout_s: float | None = None) -> RunResult:
+    engine, run_id, factory = session.engine, session.run_id, session.factory
+    resume = run_id if prior is not None else None
     progress = progress or Progress()
-    prior: Prior | None = None
-    if resume is not None:
-        prior = load_prior(engine, resume)
-        spec, overrides, kind = prior.spec, prior.overrides, prior.kind
-    if spec is None:
-        raise ConfigError("an experiment spec is needed to start a run")
     overrides = overrides or Overrides()
     if timeout_s is not None:  # an override like the start's, kept for the next resume and
         overrides = replace(overrides, timeout_s=timeout_s)  # a replay to bound checks alike
@@ -125,13 +125,11 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
     ds = spec.dataset
     chosen = select_items(dataset.items, filter=ds.filter, sample=ds.sample, seed=ds.seed,
                           limit=overrides.limit or ds.limit)
-    factory = EvaluatorFactory(engine, judge_model=spec.judge_model, use_cache=use_cache,
-                               models_file=models_file)
     targets: list[Target] = []
     executor: RayExecutor | None = None  # when the spec says executor: ray
     try:
         targets = [build_target(t, client=factory.client, base=spec.base) for t in spec.targets]
-        evaluators = [factory.build(e.name, e.mapping, e.args) for e in spec.evaluators]
+        evaluators = session.evaluators(spec.evaluators)
         truth_cfg = TruthConfig.parse(spec.ground_truth, spec.truth, spec.base)
         capture = Capture(truth_cfg) if truth_cfg.mode != "stored" else None
         where = _display(dataset.path)
@@ -152,6 +150,7 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
             executor = RayExecutor(spec.executor)
             run_targets, run_evaluators = await executor.start(targets, evaluators, spec.base,
                                                                    spec.timeout_s)
+        manifest: dict[str, Any] = {}
         if prior is None:
             manifest = build_manifest(
                 kind=kind, name=spec.name, spec=spec.raw, spec_path=str(spec.path.resolve()),
@@ -162,17 +161,12 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
                          "items": len(dataset.items), "selected": len(chosen),
                          "filter": ds.filter, "sample": ds.sample,
                          "limit": overrides.limit or ds.limit},
-                targets={t.name: {**t.public(), **_built(t)} for t in targets},
+                targets={t.name: {**t.public(), **built(t)} for t in targets},
                 models=factory.public_models(),
-                evaluators=[{"name": ev.name, "version": ev.version, **_built(ev)}
-                            for ev in evaluators],
+                evaluators=evaluator_records(evaluators),
                 seed=ds.seed, repeats=spec.repeats, concurrency=spec.concurrency,
                 commit=spec.commit, jury=spec.jury,
-                ground_truth={"mode": truth_cfg.mode, "provider": truth_cfg.provider
-                              if capture else None, "field": truth_cfg.code_field,
-                              "market": truth_cfg.market, "window_s": truth_cfg.window_s,
-                              "snapshots": str(truth_cfg.snapshots) if truth_cfg.snapshots
-                              else None, "date": truth_cfg.date},
+                ground_truth=ground_truth_record(truth_cfg, capture),
                 tags=spec.tags, **({"executor": {
                     "type": spec.executor.type, "address": spec.executor.address,
                     "workers": spec.executor.workers,
@@ -183,10 +177,8 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
                     repo.save_dataset(engine, version=dataset.version, name=dataset.name,
                                       path=dataset.path, fmt=dataset.format,
                                       rows=dataset.items)
-            repo.create_run(engine, run_id=run_id, kind=kind, dataset_id=dataset.version,
-                            manifest=manifest, dataset_ref=named.ref if named else None)
-        else:
-            repo.set_run_status(engine, run_id, "running")
+        session.start(kind=kind, dataset_id=dataset.version, manifest=manifest,
+                      resumed=prior is not None, dataset_ref=named.ref if named else None)
         writer = (BatchCommit(engine, on_flush) if spec.commit == "batch"
                   else GroupCommit(engine, on_flush))
         pipeline = SamplePipeline(run_id, evaluators=run_evaluators, writer=writer,
@@ -199,16 +191,15 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
         progress.total = len(chosen) * len(targets) * spec.repeats
         progress.skipped = progress.done = progress.total - len(todo)
         progress.tick()
-        status, stop_reason = await _execute(engine, run_id, pipeline, todo, spec, progress,
+        status, stop_reason = await _execute(session, pipeline, todo, spec, progress,
                                              budget, executor)
     finally:
         for t in targets:
             await t.close()
-        await factory.close()
         if executor is not None:
             await executor.close()
     rows = pipeline.tallies if prior is None else repo.result_scores(engine, run_id)
-    summary = summarize(engine, run_id, rows, {it.id: it for it in chosen}, spec.group_by)
+    summary = session.summarize(rows, {it.id: it for it in chosen}, spec.group_by)
     costs = None
     if factory.clients:  # a run that called no model has cost nothing: no query for it
         costs = run_cost_sheet(engine, run_id)
@@ -223,13 +214,6 @@ async def _run(engine: Engine, spec: ExperimentSpec | None, *, run_id: str,
     return result
 
 
-def _built(component: object) -> dict[str, Any]:
-    """The registry's build record (entry and arguments as plain data, never a secret), so
-    replay and resume can rebuild the very component from the manifest."""
-    record = built_from(component)
-    return {"built": record.as_dict()} if record is not None else {}
-
-
 def _display(path: str | Path) -> str:
     """A path as the user would write it: relative when under the working folder."""
     p = Path(path)
@@ -239,7 +223,7 @@ def _display(path: str | Path) -> str:
         return str(p)
 
 
-async def _execute(engine: Engine, run_id: str, pipeline: SamplePipeline, todo: list[Work],
+async def _execute(session: RunSession, pipeline: SamplePipeline, todo: list[Work],
                    spec: ExperimentSpec, progress: Progress, budget: Budget | None,
                    executor: RayExecutor | None = None) -> tuple[str, str | None]:
     """The worker pool; on Ctrl-C — or when the budget refuses a request — no new sample
@@ -281,7 +265,7 @@ async def _execute(engine: Engine, run_id: str, pipeline: SamplePipeline, todo: 
                                   **budget_record(budget)}
         if executor is not None:  # calls sent again after a Ray worker was lost
             counts["samples_retried"] = executor.retried
-        repo.finish_run(engine, run_id, status, counts)
+        session.finish(status, counts)
     return status, reason
 
 
@@ -291,19 +275,3 @@ def auto_concurrency(pipeline: SamplePipeline) -> int:
     request slot always has a sample ready; the endpoints' limiters bound the actual calls."""
     judges = [ev.concurrency for ev in pipeline.evaluators if not ev.deterministic]
     return max(16, 2 * max(judges)) if judges else 1
-
-
-def summarize(engine: Engine, run_id: str, rows: Sequence[tuple[Any, ...]],
-              items: dict[str, Item], group_by: str) -> Summary:
-    """The run's summary — one row per evaluator, or per target and evaluator when the run
-    has several targets — from its results: those made here for a fresh run, the stored ones
-    for a resumed run (so it counts its earlier work; only the columns needed are read, as
-    evidence can be ~10 KB a row). Kept in the run's row for listings."""
-    several = len({r[1] for r in rows}) > 1
-    summary = Summary()
-    for item_id, target, evaluator, status, score, cost in rows:
-        name = f"{target} · {evaluator}" if several else evaluator
-        item = items.get(item_id)
-        summary.add(name, item.get(group_by) if item else None, status, score, cost)
-    repo.merge_summary(engine, run_id, summary.as_dict())
-    return summary

@@ -13,12 +13,12 @@ from typing import Any
 
 from assay.core.errors import ConfigError
 from assay.core.types import Answer
-from assay.evaluators.build import EvaluatorFactory
 from assay.store import repo
 from assay.store.db import Engine
 from assay.store.rows import truth_from_row
 
 from .evaluate import evaluate
+from .session import RunSession, run_timeout
 
 JURY_PREFIX = "jury-"
 
@@ -78,26 +78,14 @@ async def replay_run(engine: Engine, run_id: str, *, fresh: bool = False,
               for t in repo.list_truth(engine, run_id)}
     spec = manifest.get("spec")
     spec = spec if isinstance(spec, dict) else {}
-    # the run's bound on a check's call, as its latest scores had it: a --timeout given to the
-    # run, a resume or a retry, else the spec's (else a python: check's default)
-    timeout = (manifest.get("overrides") or {}).get("timeout_s", spec.get("timeout_s"))
-    if timeout_s is None and isinstance(timeout, int | float) and timeout > 0:
-        timeout_s = float(timeout)
-    factory = EvaluatorFactory(engine, models_file=models_file, fresh=fresh,
-                               judge_model=spec.get("judge_model"))
+    if timeout_s is None:  # the run's own bound on a check's call, as its scores were made
+        timeout_s = run_timeout(manifest)
     report = ReplayReport(run_id, [])
-    try:
-        evaluators = {}
-        records = {e["name"]: e.get("built") for e in manifest.get("evaluators") or []}
-        for name, mapping in _evaluator_specs(manifest):
-            if name.startswith(JURY_PREFIX):
-                continue
-            try:  # rebuilt from its build record when the run stored one
-                record = records.get(name)
-                evaluators[name] = (factory.rebuild(record) if record
-                                    else factory.build(name, mapping))
-            except ConfigError as exc:  # e.g. a model no longer registered here
-                report.skipped[name] = str(exc)
+    async with RunSession.open(engine, run_id, new=None, models_file=models_file, fresh=fresh,
+                               judge_model=spec.get("judge_model")) as session:
+        evaluators, report.skipped = session.rebuilt(
+            manifest, [(n, m) for n, m in _evaluator_specs(manifest)
+                       if not n.startswith(JURY_PREFIX)])
         per: dict[str, Replayed] = {}
         for name, ev in evaluators.items():
             versions = {r["evaluator_version"] for r in stored if r["evaluator"] == name}
@@ -131,6 +119,4 @@ async def replay_run(engine: Engine, run_id: str, *, fresh: bool = False,
         for start in range(0, len(todo), 1000):  # bounded: no 100,000 coroutines at once
             await asyncio.gather(*(one(r) for r in todo[start:start + 1000]))
         report.evaluators = list(per.values())
-    finally:
-        await factory.close()
     return report

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.live import Live
+from rich.markup import escape
 from rich.text import Text
 
 from assay.core.errors import ConfigError
@@ -111,6 +112,9 @@ def _execute(engine: Engine, spec: ExperimentSpec | None, overrides: Overrides, 
             engine, spec, overrides=overrides, resume=resume,
             models_file=models_file, use_cache=use_cache, progress=progress,
             max_cost=max_cost, timeout_s=timeout_s))
+    for note in result.notes:
+        Console(stderr=True, soft_wrap=True, highlight=False).print(
+            f"[yellow]warning:[/] {escape(note)}")
     _print_summary(console, result.run_id, result.spec.name, result.total, result.summary,
                    result.spec.group_by)
     print_costs(console, result.costs, result.budget)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
 from rich.progress import Progress as Bar
 from rich.table import Table
@@ -108,6 +109,9 @@ def run_score(*, dataset: Path | None, responses: Path | None, evaluators: list[
                                 use_cache=use_cache, progress=None if quiet else show,
                                 max_cost=max_cost if resume is not None else None,
                                 timeout_s=timeout_s if resume is not None else None))
+    for note in run.notes:
+        Console(stderr=True, soft_wrap=True, highlight=False).print(
+            f"[yellow]warning:[/] {escape(note)}")
     _print_summary(console, run.run_id, run.dataset_name, run.total, run.summary,
                    run.spec.group_by)
     from .costs_view import budget_stop_line, print_costs

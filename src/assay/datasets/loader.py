@@ -51,10 +51,6 @@ def load_dataset(path: str | Path, *, field_map: Mapping[str, str] | None = None
     except OSError as exc:
         raise DataError(f"cannot read: {exc.strerror}", path=str(p)) from None
     mapping = dict(field_map or {})
-    digest = hashlib.sha256(raw)
-    digest.update(repr(sorted(mapping.items())).encode())
-    digest.update(repr(id_field).encode())
-    version = digest.hexdigest()[:16]
     required = tuple(required)
 
     items: list[Item] = []
@@ -65,21 +61,27 @@ def load_dataset(path: str | Path, *, field_map: Mapping[str, str] | None = None
         raise DataError(f"not UTF-8 text ({exc.reason})", path=str(p)) from None
     if not rows:  # whatever the format: a run of no items is a mistake, not a result
         raise DataError("no items in the file", path=str(p))
-    # Ids come from prompt_id when the items have one; content hashes only when none has:
-    # a hash id beside real ids would silently change whenever that item's text changed.
-    first_pid = None if id_field else next(
-        (line for row, line in rows if _prompt_id(_apply_map(row, mapping, p, line))), None)
+    # Ids come from the first of ID_FIELDS the items have (as answer files' ids do), content
+    # hashes only when they have none: a hash id beside real ids would silently change
+    # whenever that item's text changed, and an `id` column ignored would match no answer.
+    column, first_pid = (None, None) if id_field else _id_column(rows, mapping, p)
+    digest = hashlib.sha256(raw)
+    digest.update(repr(sorted(mapping.items())).encode())
+    digest.update(repr(id_field).encode())
+    if column not in (None, "prompt_id"):  # ids read from a column that earlier were hashes
+        digest.update(f"ids from {column}".encode())
+    version = digest.hexdigest()[:16]
     for row, line in rows:
         fields = _apply_map(row, mapping, p, line)
         for name in required:
             if name not in fields:
                 raise DataError("missing required field", path=str(p), line=line, field=name)
-        pid = None if id_field else _prompt_id(fields)  # read once: ids are per item
+        pid = _id_in(fields, column) if column else None  # read once: ids are per item
         if first_pid is not None and not pid:
             raise DataError(f"missing or empty, while other items have one (line {first_pid}):"
-                            " give every item a prompt_id, or choose the id field "
+                            f" give every item a {column}, or choose the id field "
                             "(--id-field, or id_field in a spec)", path=str(p), line=line,
-                            field="prompt_id")
+                            field=column)
         item_id = pid or _item_id(fields, id_field, p, line)
         if len(item_id) > MAX_ID:  # the store's limit (PostgreSQL refused it mid-run)
             raise DataError(f"item id {item_id[:60]!r}… is over {MAX_ID} characters: give the "
@@ -112,8 +114,23 @@ def _apply_map(row: dict[str, Any], mapping: Mapping[str, str], path: Path,
     return fields
 
 
-def _prompt_id(fields: dict[str, Any]) -> str | None:
-    return normalise_prompt_id(fields["prompt_id"]) if "prompt_id" in fields else None
+# The columns an item's id is read from when no id field is chosen, the first the items have.
+ID_FIELDS = ("prompt_id", "id", "item_id")
+
+
+def _id_column(rows: list[tuple[dict[str, Any], int]], mapping: Mapping[str, str],
+               path: Path) -> tuple[str | None, int | None]:
+    """The id column of ID_FIELDS the items have, and the line of the first item with one."""
+    for column in ID_FIELDS:
+        first = next((line for row, line in rows
+                      if _id_in(_apply_map(row, mapping, path, line), column)), None)
+        if first is not None:
+            return column, first
+    return None, None
+
+
+def _id_in(fields: dict[str, Any], column: str) -> str | None:
+    return normalise_prompt_id(fields[column]) if column in fields else None
 
 
 def _item_id(fields: dict[str, Any], id_field: str | None, path: Path, line: int) -> str:
@@ -122,8 +139,4 @@ def _item_id(fields: dict[str, Any], id_field: str | None, path: Path, line: int
         if value is None or str(value).strip() == "":
             raise DataError("empty id", path=str(path), line=line, field=id_field)
         return normalise_prompt_id(value) or str(value)
-    if "prompt_id" in fields:
-        pid = normalise_prompt_id(fields["prompt_id"])
-        if pid:
-            return pid
     return content_id(fields)

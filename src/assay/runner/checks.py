@@ -36,17 +36,48 @@ def check_evaluators(evaluators: Sequence[Evaluator], items: Sequence[Item], pat
                             line=items[0].line, field=name)
 
 
-def check_answers(targets: Sequence[Target], items: Sequence[Item], path: str) -> None:
-    """Recorded answers read from a field that no item has: a mapping mistake, one line."""
+def check_answers(targets: Sequence[Target], items: Sequence[Item], path: str) -> list[str]:
+    """Recorded answers that cannot be found: read from a field that no item has (a mapping
+    mistake), or an answer file whose ids match no item (DataError: nothing is stored). The
+    notes returned say when a file answers only some items: one line, with counts and an
+    example id from each side, so a partial match is never silent."""
     from assay.datasets.answers import answer_from_item
 
+    notes: list[str] = []
     for t in targets:
         field = getattr(t, "field", None)
-        if t.kind != "recorded" or getattr(t, "file", None) is not None or field is None:
+        if t.kind != "recorded" or field is None:
             continue
-        if items and all(answer_from_item(it, field) is None for it in items):
-            raise ConfigError(f"{path}: no item has a '{field}' field; give answers with "
-                              f"--responses FILE or map a column with --field {field}=COLUMN")
+        file = getattr(t, "file", None)
+        if file is None:
+            if items and all(answer_from_item(it, field) is None for it in items):
+                raise ConfigError(f"{path}: no item has a '{field}' field; give answers with "
+                                  f"--responses FILE or map a column with --field "
+                                  f"{field}=COLUMN")
+            continue
+        answered: frozenset[str] | None = getattr(t, "answer_ids", None)
+        if answered is None or not items:
+            continue
+        ids = [it.id for it in items]
+        unanswered = [i for i in ids if i not in answered]
+        if not unanswered:
+            continue
+        strangers = sorted(answered.difference(ids))
+        if len(unanswered) == len(ids):
+            raise DataError(
+                f"none of its {len(answered)} answers has the id of an item of {path} "
+                f"(answers: {_example(strangers)}; items: {_example(ids)}); the items' ids "
+                "come from prompt_id, id or item_id (else a hash of the item), or the column "
+                "--id-field names", path=str(file))
+        notes.append(f"{file}: answers for {len(ids) - len(unanswered)} of {len(ids)} items; "
+                     f"no answer for {len(unanswered)} (e.g. {unanswered[0]!r}, scored as "
+                     "errors)" + (f"; {len(strangers)} answers match no item (e.g. "
+                                  f"{strangers[0]!r})" if strangers else ""))
+    return notes
+
+
+def _example(ids: Sequence[str]) -> str:
+    return f"e.g. {ids[0]!r}" if ids else "none"
 
 
 def check_fillable(targets: Sequence[Target], evaluators: Sequence[Evaluator],

@@ -66,6 +66,7 @@ class RunResult:
     stop_reason: str | None = None  # interrupted by: "budget" or "signal" (Ctrl-C)
     budget: dict[str, Any] = field(default_factory=dict)  # usd, spent, refused
     costs: CostSheet | None = None  # None: no priced model took part
+    notes: list[str] = field(default_factory=list)  # what the user should know (one line each)
 
 
 async def run_experiment(engine: Engine, spec: ExperimentSpec | None, *,
@@ -134,7 +135,7 @@ async def _run(session: RunSession, spec: ExperimentSpec, prior: Prior | None, *
         capture = Capture(truth_cfg) if truth_cfg.mode != "stored" else None
         where = _display(dataset.path)
         check_evaluators(evaluators, chosen, where, truth_captured=capture is not None)
-        check_answers(targets, chosen, where)
+        notes = check_answers(targets, chosen, where)
         check_fillable(targets, evaluators, chosen, where)
         if spec.jury is not None and sum(not ev.deterministic for ev in evaluators) < 2:
             judges = [ev.name for ev in evaluators if not ev.deterministic]
@@ -206,7 +207,8 @@ async def _run(session: RunSession, spec: ExperimentSpec, prior: Prior | None, *
         repo.merge_summary(engine, run_id, {"costs": costs.as_dict()})
     result = RunResult(run_id, status, spec, progress.total, progress.done, summary, kind=kind,
                        dataset_name=dataset.name, stop_reason=stop_reason,
-                       budget=budget_record(budget).get("budget", {}), costs=costs)
+                       budget=budget_record(budget).get("budget", {}), costs=costs,
+                       notes=notes)
     endpoint = spec.otlp or endpoint_from_env()
     if endpoint:
         result.otlp = await export_new_spans(engine, run_id, endpoint,

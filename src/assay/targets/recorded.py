@@ -22,6 +22,11 @@ class RecordedTarget:
         self.file = file
         self._table = load_responses(file) if file is not None else None
 
+    @property
+    def answer_ids(self) -> frozenset[str] | None:
+        """The item ids the answer file has answers for (None: answers are read from items)."""
+        return frozenset(self._table) if self._table is not None else None
+
     def public(self) -> dict[str, Any]:
         return {"type": self.kind, "field": self.field,
                 "file": str(self.file) if self.file else None}

@@ -64,6 +64,33 @@ def test_numeric_reads_numbers_as_the_rubric_does(answer: str, reference: str) -
     assert value("numeric", answer, reference) == 1.0
 
 
+@pytest.mark.parametrize(("answer", "reference", "read"), [
+    # issue 28: the finance reader's exclusions are not a general check's
+    ("12 minutes", "12", ["12"]),
+    ("About 5 hours", "5", ["5"]),
+    ("1440分钟", "1440", ["1440"]),
+    ("3倍", "3", ["3"]),
+    ("revenue grew 12.5x", "12.5", ["12.5"]),
+    ("It takes 1,440 minutes, i.e. 1 day", "1440", None),  # two numbers: abstains
+    ("a 10-day window", "10", ["10"]),
+    ("5个交易日", "5", ["5"]),
+])
+def test_numeric_reads_durations_counts_and_multiples(answer: str, reference: str,
+                                                      read: list[str] | None) -> None:
+    s = check("numeric", answer, reference)
+    if read is None:
+        assert s.status == ScoreStatus.ABSTAINED
+        assert s.evidence["candidates"] == ["1,440", "1"]
+    else:
+        assert (s.value, [r["text"] for r in s.evidence["read"]]) == (1.0, read)
+
+
+def test_numeric_still_skips_dates_codes_and_glued_identifiers() -> None:
+    assert value("numeric", "2025年10月17日: 3 days", "3") == 1.0  # the date is no number
+    assert check("numeric", "A50 times", "50").reason == "the answer states no number"
+    assert value("numeric", "营收1.2亿元，同比增长3倍", "120000000", pick="first") == 1.0
+
+
 def test_numeric_tolerances() -> None:
     assert value("numeric", "1455.4", "1455") == 0.0
     assert value("numeric", "1455.4", "1455", abs=0.5) == 1.0

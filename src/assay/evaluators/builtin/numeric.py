@@ -1,7 +1,8 @@
 """`numeric`: the number an answer states, within an absolute or relative tolerance of the
 expected one. Numbers are read as the finance rubric reads them (its `numbers` module: scales
 万/亿/billion, signs including the Unicode minus, separators of every style, full-width digits,
-dates and codes skipped), so "约1.2亿元" and "120,000,000" are the same value.
+dates and codes skipped), so "约1.2亿元" and "120,000,000" are the same value; unlike the
+rubric, it also reads durations, counts and multiples ("12 minutes", "1440分钟", "3倍").
 
 An answer may state several numbers. By default (`pick: all`) they must all decide alike; when
 some are within tolerance and others are not, the check abstains with the candidates rather
@@ -9,6 +10,7 @@ than guess which one was meant. `pick: first | last | any` chooses instead."""
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -33,8 +35,32 @@ def _tolerance(name: str, value: Any, where: str) -> Decimal:
     return tol
 
 
+# A number of minutes, days, things or times: not a value to the finance reader ("3倍" is no
+# price, "12 minutes ago" no quote), but the very answer a general question asks for ("How
+# long does it take?" "12 minutes"). Dates (年/月/日/号) stay out: "2025年" is no count.
+_QUANTITY = re.compile(
+    r"(?<![A-Za-z\d.,])(-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)"
+    r"(?=\s*(?:分钟|秒钟|秒|小时|个小时|个交易日|交易日|天|周|个月|季度|倍|只|家|名|位|个|次|人)"
+    r"|[-\s]?(?:minutes?|mins?|seconds?|secs?|hours?|hrs?|days?|weeks?|months?|years?|yrs?"
+    r"|quarters?|times|people|items?)(?![a-z])|\s*[xX×](?![a-z]))", re.IGNORECASE)
+
+
 def read_values(text: str) -> list[Mention]:
-    return read_numbers(normalise(text))
+    """The numbers `text` states, read as the finance rubric reads values, and besides them
+    durations, counts and multiples, which that reader leaves out on purpose."""
+    norm = normalise(text)
+    found = read_numbers(norm)
+    taken = [(m.start, m.end) for m in found]
+    for q in _QUANTITY.finditer(norm):
+        start, end = q.span(1)
+        if any(s < end and start < e for s, e in taken):
+            continue
+        raw = q.group(1).replace(",", "")
+        places = len(raw) - raw.find(".") - 1 if "." in raw else 0
+        found.append(Mention(start, end, q.group(1), Decimal(raw),
+                             Decimal(1).scaleb(-places), False, raw.startswith("-"), ""))
+    found.sort(key=lambda m: m.start)
+    return found
 
 
 def expected_number(value: Any) -> tuple[Decimal, str] | str:

@@ -27,9 +27,9 @@ compile: $(STAMP)
 # then the rubric on the samples' recorded answers of known quality: T1 (live quotes, by kind of
 # answer), then T2 and T3 (historical lookups judged from their reference answers, by label).
 demo: $(STAMP)
-	$(BIN)/assay run examples/specs/demo.yaml --db sqlite:///.assay/demo.db
-	$(BIN)/assay score examples/finsearch_t1_sample.json --by answer_kind --db sqlite:///.assay/demo.db --out .assay/demo-scores.jsonl
-	$(BIN)/assay score examples/finsearch_t23_sample.json --by label --db sqlite:///.assay/demo.db --out .assay/demo-t23-scores.jsonl
+	$(BIN)/assay run examples/specs/demo.yaml
+	$(BIN)/assay score examples/finsearch_t1_sample.json --by answer_kind --out .assay/demo-scores.jsonl
+	$(BIN)/assay score examples/finsearch_t23_sample.json --by label --out .assay/demo-t23-scores.jsonl
 
 # Browser tests drive Debian's chromium, and one test runs a real PostgreSQL server: install
 # them when missing (CI runs as root on Debian); without them those tests skip and say why.

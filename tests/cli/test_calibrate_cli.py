@@ -125,7 +125,9 @@ def test_calibrate_table(scored: tuple[Path, str]) -> None:
 def test_calibrate_errors_are_one_line(scored: tuple[Path, str], tmp_path: Path) -> None:
     cwd, run_id = scored
     r = run("calibrate", "nope", "--judge", JUDGE, cwd=cwd)
-    assert (r.returncode, r.stderr.strip()) == (2, "error: no run 'nope' in the store")
+    assert (r.returncode, r.stderr.strip()) == (
+        2, "error: no run 'nope' in the store .assay/assay.db (see assay runs; another store "
+        "is chosen with --db or ASSAY_DB)")
     r = run("calibrate", run_id, "--judge", "item-judge@judge", cwd=cwd)
     assert r.returncode == 2
     assert r.stderr.strip() == (f"error: run {run_id} has no evaluator 'item-judge@judge' (the "

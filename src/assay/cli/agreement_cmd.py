@@ -16,8 +16,7 @@ from .terminal import escape
 def show_agreement(run_id: str, evaluators: list[str] | None, show: int,
                    db: str | None) -> None:
     engine = open_engine(db)
-    if repo.get_run(engine, run_id) is None:
-        raise ConfigError(f"no run '{run_id}' in the store")
+    repo.require_run(engine, run_id)
     rows = repo.list_results(engine, run_id)
     names = sorted({r["evaluator"] for r in rows})
     for name in evaluators or []:

@@ -59,8 +59,7 @@ def run_calibrate(run_id: str, judge: str, rubric: str, show: int, as_json: bool
     from assay.store.db import open_engine
 
     engine = open_engine(db)
-    if repo.get_run(engine, run_id) is None:
-        raise ConfigError(f"no run '{run_id}' in the store")
+    repo.require_run(engine, run_id)
     names = sorted(stored.evaluator_names(engine, run_id))
     for role, name in (("judge", judge), ("rubric", rubric)):
         if name not in names:

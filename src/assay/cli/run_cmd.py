@@ -64,9 +64,7 @@ def retry_run(run_id: str, *, models_file: Path | None, db: str | None, quiet: b
               timeout_s: float | None = None) -> int:
     check_timeout(timeout_s)
     engine = open_engine(db)
-    row = repo.get_run(engine, run_id)
-    if row is None:
-        raise ConfigError(f"no run '{run_id}' in this store")
+    row = repo.require_run(engine, run_id)
     if row["kind"] == "online":
         raise ConfigError(online_only(run_id))
     if row["status"] == "running":

@@ -34,9 +34,7 @@ def _clip(text: Any, full: bool, limit: int = SHORT) -> str:
 
 
 def _run_or_fail(engine: Any, run_id: str) -> dict[str, Any]:
-    row = repo.get_run(engine, run_id)
-    if row is None:
-        raise ConfigError(f"no run '{run_id}' in this store (see assay runs)")
+    row = repo.require_run(engine, run_id)
     return row
 
 

@@ -46,11 +46,7 @@ def _group_values(value: Any) -> Iterable[str]:
 
 
 def aggregate(engine: Engine, run_id: str, by: str | None = "label") -> RunAggregate:
-    run = repo.get_run(engine, run_id)
-    if run is None:
-        from assay.core.errors import ConfigError
-
-        raise ConfigError(f"no run '{run_id}' in this store (see assay runs)")
+    repo.require_run(engine, run_id)
     reviews = repo.latest_reviews(engine, run_id)
     out = RunAggregate(run_id, by)
     rows = stored.aggregate_rows(engine, run_id, by)

@@ -45,8 +45,7 @@ class Pairing:
 def run_scores(engine: Engine, run_id: str, target: str | None
                ) -> tuple[dict[str, dict[Key, float | None]], set[str]]:
     """evaluator → (item, epoch) → corrected score (None when not scored)."""
-    if repo.get_run(engine, run_id) is None:
-        raise ConfigError(f"no run '{run_id}' in this store (see assay runs)")
+    repo.require_run(engine, run_id)
     reviews = repo.latest_reviews(engine, run_id)
     rows = stored.sample_scores(engine, run_id)
     targets = {r.target for r in rows}

@@ -32,9 +32,7 @@ def _text(value: Any) -> str | None:
 
 
 def rows(engine: Engine, run_id: str) -> Iterator[dict[str, Any]]:
-    run = repo.get_run(engine, run_id)
-    if run is None:
-        raise ConfigError(f"no run '{run_id}' in this store (see assay runs)")
+    run = repo.require_run(engine, run_id)
     answers = {(a["item_id"], a["target"], a["epoch"]): a for a in repo.list_answers(engine,
                                                                                       run_id)}
     truths = {(t["item_id"], t["target"], t["epoch"]): t for t in repo.list_truth(engine,

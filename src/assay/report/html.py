@@ -76,9 +76,7 @@ def item_rows(engine: Engine, run_id: str, limit: int) -> tuple[list[dict[str, A
 
 def write_report(engine: Engine, run_id: str, compare_with: list[str], out: Path, *,
                  by: str | None = "label", limit: int = 2000) -> int:
-    run = repo.get_run(engine, run_id)
-    if run is None:
-        raise ConfigError(f"no run '{run_id}' in this store (see assay runs)")
+    run = repo.require_run(engine, run_id)
     agg = aggregate(engine, run_id, by)
     group_charts = {name: charts.bars([(g, a.mean, a.ci, a.scored) for g, a in
                                        sorted(groups.items())])

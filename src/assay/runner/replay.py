@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.core.errors import ConfigError
 from assay.core.types import Answer
 from assay.store import repo
 from assay.store.db import Engine
@@ -65,9 +64,7 @@ async def replay_run(engine: Engine, run_id: str, *, fresh: bool = False,
                      keep: int = 20, timeout_s: float | None = None) -> ReplayReport:
     """`timeout_s` bounds each code check's call; None: the run's own (and a python: check's
     default when the run set none)."""
-    row = repo.get_run(engine, run_id)
-    if row is None:
-        raise ConfigError(f"no run '{run_id}' in this store (see assay runs)")
+    row = repo.require_run(engine, run_id)
     manifest = row["manifest"] or {}
     stored = repo.list_results(engine, run_id)
     answers = {(a["item_id"], a["target"], a["epoch"]): a for a in repo.list_answers(engine,

@@ -38,9 +38,7 @@ def prior_spec(engine: Engine, run_id: str) -> ExperimentSpec:
 
 
 def _stored(engine: Engine, run_id: str) -> tuple[dict[str, Any], ExperimentSpec]:
-    row = repo.get_run(engine, run_id)
-    if row is None:
-        raise ConfigError(f"no run '{run_id}' in this store (see assay runs)")
+    row = repo.require_run(engine, run_id)
     manifest = row["manifest"] or {}
     if row["kind"] == "online":  # its spec is a watch spec, its samples come from traces
         raise ConfigError(f"run '{run_id}' is an online run (assay watch): restart `assay "

@@ -12,6 +12,7 @@ from sqlalchemy import JSON, Connection, DateTime, Engine, Table, insert, select
 from sqlalchemy import exc as sqlalchemy_exc
 
 from assay.core import secrets
+from assay.core.errors import ConfigError
 from assay.core.text import safe_value
 from assay.core.types import Item
 
@@ -194,6 +195,25 @@ def get_run(engine: Engine, run_id: str) -> dict[str, Any] | None:
     with engine.connect() as conn:
         row = conn.execute(select(runs).where(runs.c.id == run_id)).mappings().first()
         return dict(row) if row else None
+
+
+def store_name(engine: Engine) -> str:
+    """The store as a user would name it in `--db` (a SQLite file's path; a server's URL
+    without its password), so "no run X" says where it looked."""
+    url = engine.url
+    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+        return str(url.database)
+    return url.render_as_string(hide_password=True)
+
+
+def require_run(engine: Engine, run_id: str) -> dict[str, Any]:
+    """The run, or a ConfigError naming the store looked in: a run made with another `--db`
+    (or ASSAY_DB) is the usual reason."""
+    row = get_run(engine, run_id)
+    if row is None:
+        raise ConfigError(f"no run '{run_id}' in the store {store_name(engine)} (see assay "
+                          "runs; another store is chosen with --db or ASSAY_DB)")
+    return row
 
 
 def list_results(engine: Engine, run_id: str) -> list[dict[str, Any]]:

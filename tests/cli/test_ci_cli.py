@@ -35,6 +35,27 @@ def valid(path: Path) -> etree._Element:
     return doc.getroot()
 
 
+def test_max_drop_gates_and_markdown_is_a_pull_request_comment(store: Store) -> None:  # noqa: F811
+    a, b = store.run_a, store.run_b  # A: 54 of 97 right; B: 96 of 97
+    md = store.path / "comment.md"
+    r = run("compare", b, a, "--max-drop", "0.05", "--markdown", str(md), "--db", store.url,
+            cwd=store.path)
+    assert r.returncode == 1, r.stderr
+    line = next(x for x in r.stdout.splitlines() if x.startswith("FAIL"))
+    assert line.startswith(f"FAIL {RUBRIC} ({a} vs baseline {b}): significantly worse: mean "
+                           "0.990 → 0.557")  # significant, and past the threshold
+    text = md.read_text("utf-8")
+    assert text.startswith(f"## Assay compare: baseline `{b}` vs `{a}`")
+    assert "**Gate: FAIL**" in text and f"- FAIL {RUBRIC}" in text
+    assert "Markdown written to" in r.stderr
+    # the other way round: a rise, never a drop
+    r = run("compare", a, b, "--max-drop", f"{RUBRIC}=0.05", "--db", store.url, cwd=store.path)
+    assert r.returncode == 0, r.stderr
+    r = run("compare", a, b, "--max-drop", "2", "--db", store.url, cwd=store.path)
+    assert (r.returncode, r.stderr.strip()) == (
+        2, "error: --max-drop takes a number from 0 to 1, or EVALUATOR=NUMBER, not '2'")
+
+
 def test_fail_if_worse_exits_1_only_when_significantly_worse(store: Store) -> None:  # noqa: F811
     a, b = store.run_a, store.run_b  # A: 54 of 97 right; B: 96 of 97 (see tests/web/conftest)
     r = run("compare", b, a, "--fail-if-worse", "--db", store.url, cwd=store.path)

@@ -6,7 +6,7 @@ import pytest
 
 from assay.core.errors import ConfigError
 from assay.report.compare import compare_runs
-from assay.report.gate import gate, needed_pairs
+from assay.report.gate import MaxDrop, gate, needed_pairs
 from assay.report.stats import mcnemar_exact
 from assay.store.db import Engine, open_engine
 from tests.report.synthetic import make_run
@@ -55,7 +55,8 @@ def test_binary_worse_only_when_mcnemar_says_so(engine: Engine) -> None:
     make_run(engine, "five", {i: 0.0 if n < 5 else 1.0 for n, i in enumerate(ids)})
     (v,) = verdicts(engine, "base", "five")
     assert v.outcome == "same" and not v.failed
-    assert "no significant difference" in v.line and "p=0.0625 ≥ α=0.05" in v.line
+    assert "not significant (n = 30; a drop of less than ≈ 0.200 could not show at this n)" \
+        in v.line and "p=0.0625 ≥ α=0.05" in v.line
     assert verdicts(engine, "base", "five", alpha=0.1)[0].outcome == "worse"
     # the other way round it is better, which never fails the gate
     (v,) = verdicts(engine, "eight", "base")
@@ -124,3 +125,45 @@ def test_gate_options_are_checked(engine: Engine) -> None:
                         ({"resamples": 10}, "--resamples must be at least 100")):
         with pytest.raises(ConfigError, match=msg):
             gate(pairs, **kwargs)  # type: ignore[arg-type]
+
+
+def test_max_drop_fails_a_halving_that_is_not_significant(engine: Engine) -> None:
+    """Issue 28: exact fell 0.70 → 0.35 at n = 20 and the gate said PASS, "same"."""
+    ids = [f"q{i:02d}" for i in range(20)]
+    base = {i: 1.0 if n < 14 else 0.0 for n, i in enumerate(ids)}  # 0.70
+    new = dict(base)
+    for i in ids[:9]:  # 9 went 1→0 …
+        new[i] = 0.0
+    for i in ids[14:16]:  # … and 2 went 0→1: 0.35, McNemar p = 0.065
+        new[i] = 1.0
+    make_run(engine, "base", base)
+    make_run(engine, "new", new)
+    pairs = compare_runs(engine, ["base", "new"], level=0.95, resamples=2000)
+    (plain,) = gate(pairs)
+    assert plain.outcome == "same" and not plain.failed
+    assert plain.line == (
+        "PASS check (new vs baseline base): not significant (n = 20; a drop of less than ≈ "
+        "0.300 could not show at this n): mean 0.700 → 0.350, McNemar exact p=0.0654 ≥ "
+        "α=0.05 (9 went 1→0, 2 went 0→1), n=20")
+    (v,) = gate(pairs, max_drop=MaxDrop(0.10))
+    assert v.outcome == "dropped" and v.failed
+    assert v.line == (
+        "FAIL check (new vs baseline base): the mean fell 0.350 (mean 0.700 → 0.350), more "
+        "than --max-drop 0.1; not significant (n = 20; a drop of less than ≈ 0.300 could not "
+        "show at this n): McNemar exact p=0.0654 ≥ α=0.05 (9 went 1→0, 2 went 0→1), n=20")
+    assert not gate(pairs, max_drop=MaxDrop(0.40))[0].failed  # within the threshold
+    # per evaluator: one evaluator's limit beside the default
+    assert gate(pairs, max_drop=MaxDrop(0.01, (("check", 0.5),)))[0].outcome == "same"
+    assert gate(pairs, max_drop=MaxDrop(None, (("other", 0.01),)))[0].outcome == "same"
+    # too few pairs for a test still fail a drop past the threshold
+    (few,) = gate(pairs, min_paired=50, max_drop=MaxDrop(0.10))
+    assert few.outcome == "dropped" and few.line.startswith(
+        "FAIL check (new vs baseline base): the mean fell 0.350")
+
+
+def test_max_drop_parses_a_default_and_per_evaluator_limits() -> None:
+    limits = MaxDrop.parse(["0.05", "exact=0.1", "my=check=0.2"])
+    assert (limits.of("exact"), limits.of("my=check"), limits.of("numeric")) == (0.1, 0.2, 0.05)
+    for bad in ("x", "1.5", "-0.1", "=0.1", "exact=", "nan"):
+        with pytest.raises(ConfigError, match="--max-drop takes a number from 0 to 1"):
+            MaxDrop.parse([bad])

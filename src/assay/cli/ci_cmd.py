@@ -9,9 +9,10 @@ from pathlib import Path
 
 from rich.console import Console
 
+from assay.core.errors import ConfigError
 from assay.core.tally import Tally
 from assay.report.compare import Pairing
-from assay.report.gate import Verdict
+from assay.report.gate import MaxDrop, Verdict
 from assay.store.db import Engine
 
 from .terminal import escape
@@ -61,18 +62,33 @@ def finish_run(console: Console, engine: Engine, *, run_id: str, name: str, tota
 def finish_compare(engine: Engine, run_ids: list[str], pairs: list[Pairing], *,
                    targets: list[str | None] | None, fail_if_worse: bool, alpha: float,
                    min_paired: int, resamples: int, junit: Path | None, github: bool,
-                   as_json: bool) -> int:
+                   as_json: bool, max_drop: MaxDrop | None = None,
+                   markdown: Path | None = None) -> int:
     """After `assay compare`: the gate's verdict lines, the CI files; the exit code (1 only
-    when --fail-if-worse is given and some evaluator is significantly worse)."""
+    when --fail-if-worse or --max-drop is given and some evaluator is significantly worse or
+    fell by more than --max-drop)."""
     from assay.report.gate import gate
 
+    limits = max_drop or MaxDrop()
+    gated = fail_if_worse or limits.default is not None or bool(limits.per)
     verdicts: list[Verdict] = gate(pairs, alpha=alpha, min_paired=min_paired,
-                                   resamples=resamples)
+                                   resamples=resamples, max_drop=limits)
     out = Console(stderr=as_json, width=1000)  # --json keeps stdout for the JSON alone
-    if fail_if_worse:
+    if gated:
         for v in verdicts:
-            style = {"worse": "red", "undecided": "yellow"}.get(v.outcome, "green")
+            style = {"worse": "red", "dropped": "red", "undecided": "yellow"}.get(v.outcome,
+                                                                                   "green")
             out.print(f"[{style}]{escape(v.line)}[/]")
+    if markdown is not None:
+        from assay.report.github import compare_summary
+
+        try:
+            markdown.write_text(compare_summary(run_ids, pairs, verdicts, alpha, gated=gated),
+                                encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"cannot write --markdown {markdown}: {exc.strerror or exc}") \
+                from None
+        print(f"Markdown written to {markdown}", file=sys.stderr)
     if junit is not None:
         from assay.report.junit import compare_junit, write_junit
 
@@ -81,7 +97,8 @@ def finish_compare(engine: Engine, run_ids: list[str], pairs: list[Pairing], *,
     if github:
         from assay.report.github import compare_summary
 
-        _github(compare_summary(run_ids, pairs, verdicts, alpha, gated=fail_if_worse),
-                [(f"assay: {v.evaluator} significantly worse", v.line)
-                 for v in verdicts if v.failed and fail_if_worse])
-    return 1 if fail_if_worse and any(v.failed for v in verdicts) else 0
+        _github(compare_summary(run_ids, pairs, verdicts, alpha, gated=gated),
+                [(f"assay: {v.evaluator} " + ("fell past --max-drop" if v.outcome == "dropped"
+                                              else "significantly worse"), v.line)
+                 for v in verdicts if v.failed and gated])
+    return 1 if gated and any(v.failed for v in verdicts) else 0

@@ -293,17 +293,28 @@ def compare(
         = 10,
     resamples: Annotated[int, typer.Option("--resamples", help="Bootstrap resamples.")]
         = 2000,
+    max_drop: Annotated[list[str] | None, typer.Option(
+        "--max-drop", help="Exit 1 when an evaluator's mean falls by more than this (0 to 1), "
+        "significant or not; EVALUATOR=X for one evaluator. A gate like --fail-if-worse.")]
+        = None,
+    markdown: Annotated[Path | None, typer.Option(
+        "--markdown", help="Write the comparison and verdicts as Markdown to this file (a pull "
+        "request comment: gh pr comment --body-file FILE).")] = None,
     junit: JunitOption = None,
     github: GithubOption = False,
     db: DbOption = None,
 ) -> None:
     """Paired comparison: difference in means with a bootstrap 95% interval, flipped items,
-    McNemar's exact test, items present in only one run; with --fail-if-worse, a CI gate."""
+    McNemar's exact test, items present in only one run; with --fail-if-worse or --max-drop,
+    a CI gate."""
+    from assay.report.gate import MaxDrop
+
     from .report_cmd import CompareGate
     from .report_cmd import compare as do_compare
 
     gate = CompareGate(fail_if_worse=fail_if_worse, alpha=alpha, min_paired=min_paired,
-                       resamples=resamples, junit=junit, github=github)
+                       resamples=resamples, junit=junit, github=github,
+                       max_drop=MaxDrop.parse(max_drop or []), markdown=markdown)
     raise typer.Exit(do_compare(run_ids, evaluators=evaluator or [], targets=target or [],
                                 db=db, show=show, as_json=as_json, gate=gate))
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
@@ -15,7 +15,7 @@ from assay.core.tally import Tally as Agg
 from assay.report.aggregate import aggregate
 from assay.report.compare import compare_runs
 from assay.report.export import export_run
-from assay.report.gate import check_options
+from assay.report.gate import MaxDrop, check_options
 from assay.report.provenance import dataset_warnings
 from assay.store import repo
 from assay.store.costs import run_cost_sheet
@@ -72,6 +72,7 @@ def compare(run_ids: list[str], *, evaluators: list[str], targets: list[str], db
     gate = gate or CompareGate()
     check_options(gate.alpha, gate.min_paired, gate.resamples)
     refuse_inputs(gate.junit, "--junit", {"the store": store_file(db)})
+    refuse_inputs(gate.markdown, "--markdown", {"the store": store_file(db)})
     engine = open_engine(db)
     if targets and len(targets) != len(run_ids):
         raise ConfigError("--target is given once per run, in the same order")
@@ -84,7 +85,8 @@ def compare(run_ids: list[str], *, evaluators: list[str], targets: list[str], db
         return finish_compare(engine, run_ids, pairs, targets=tsel,
                               fail_if_worse=gate.fail_if_worse, alpha=gate.alpha,
                               min_paired=gate.min_paired, resamples=gate.resamples,
-                              junit=gate.junit, github=gate.github, as_json=as_json)
+                              junit=gate.junit, github=gate.github, as_json=as_json,
+                              max_drop=gate.max_drop, markdown=gate.markdown)
 
     for warning in dataset_warnings(engine, run_ids):  # on stderr: --json output stays JSON
         Console(stderr=True, soft_wrap=True).print(escape(warning))
@@ -131,6 +133,8 @@ class CompareGate:
     resamples: int = 2000
     junit: Path | None = None
     github: bool = False
+    max_drop: MaxDrop = field(default_factory=MaxDrop)
+    markdown: Path | None = None
 
 
 def review(run_id: str, item_id: str | None, *, evaluator: str | None, score: str | None,

@@ -6,7 +6,11 @@ worse than the baseline, on the items both runs scored?
 - Other scores: the paired bootstrap interval of mean(new − base) at level 1 − α (the one
   `compare_runs` computed with the same α). Worse means the whole interval lies below 0.
 
-Both tests are two-sided at α, so "significantly better" is decided the same way. Items present
+Both tests are two-sided at α, so "significantly better" is decided the same way. Beside
+significance, `--max-drop X` is a practical threshold: a mean that fell by more than X fails
+the gate whatever the test says (at n = 20 a fall from 0.70 to 0.35 is "not significant", and
+no team would ship it). A verdict that is not significant says how large a drop this n could
+show at all, never "same". Items present
 in only one run, and pairs where either side has no score (null, unscored, abstained, error),
 are left out of the test and counted in the verdict's line: the gate judges the items both runs
 scored, and says how many it left out. With too few paired items there is no verdict: the gate
@@ -21,7 +25,7 @@ from assay.core.errors import ConfigError
 
 from .compare import Pairing
 
-Outcome = Literal["worse", "better", "same", "undecided"]
+Outcome = Literal["worse", "dropped", "better", "same", "undecided"]
 
 
 @dataclass(frozen=True)
@@ -40,7 +44,38 @@ class Verdict:
 
     @property
     def failed(self) -> bool:
-        return self.outcome == "worse"
+        return self.outcome in ("worse", "dropped")
+
+
+@dataclass(frozen=True)
+class MaxDrop:
+    """`--max-drop`: the largest fall in an evaluator's mean the gate lets pass — one for every
+    evaluator (`--max-drop 0.05`) and/or per evaluator (`--max-drop exact=0.10`)."""
+
+    default: float | None = None
+    per: tuple[tuple[str, float], ...] = ()
+
+    def of(self, evaluator: str) -> float | None:
+        return dict(self.per).get(evaluator, self.default)
+
+    @classmethod
+    def parse(cls, values: list[str]) -> MaxDrop:
+        default: float | None = None
+        per: dict[str, float] = {}
+        for raw in values:
+            name, sep, number = raw.rpartition("=")
+            try:
+                limit = float(number)
+            except ValueError:
+                limit = float("nan")
+            if not 0 <= limit <= 1 or (sep and not name):
+                raise ConfigError(f"--max-drop takes a number from 0 to 1, or EVALUATOR=NUMBER, "
+                                  f"not {raw!r}")
+            if sep:
+                per[name] = limit
+            else:
+                default = limit
+        return cls(default, tuple(sorted(per.items())))
 
 
 def needed_pairs(alpha: float, min_paired: int, binary: bool) -> int:
@@ -75,14 +110,45 @@ def _left_out(p: Pairing) -> str:
     return ("; left out of the test: " + ", ".join(parts)) if parts else ""
 
 
-def verdict(p: Pairing, *, alpha: float, min_paired: int, resamples: int) -> Verdict:
-    """One evaluator's verdict; `p` must come from `compare_runs(level=1 - alpha)`."""
+def smallest_detectable(p: Pairing, alpha: float) -> float | None:
+    """The smallest fall in the mean this comparison could show as significant: for 0/1
+    scores, the fewest items that must all go 1→0 (none 0→1) for McNemar's p < α, over n; for
+    others, the interval's half-width. Below it, "not significant" says nothing."""
+    if not p.paired:
+        return None
+    if p.binary:
+        k = 1
+        while 2 * 0.5 ** k >= alpha:
+            k += 1
+        return k / p.paired
+    if p.ci95 is None:
+        return None
+    return (p.ci95[1] - p.ci95[0]) / 2
+
+
+def _drop(p: Pairing) -> float | None:
+    return None if p.mean_base is None or p.mean_other is None else p.mean_base - p.mean_other
+
+
+def verdict(p: Pairing, *, alpha: float, min_paired: int, resamples: int,
+            max_drop: float | None = None) -> Verdict:
+    """One evaluator's verdict; `p` must come from `compare_runs(level=1 - alpha)`.
+    `max_drop`: a fall in the mean above it fails, significant or not."""
     binary = p.binary
     test = "McNemar exact" if binary else "paired bootstrap"
     head = f"{p.evaluator} ({p.other} vs baseline {p.baseline})"
     means = f"mean {_fmt(p.mean_base)} → {_fmt(p.mean_other)}"
     need = needed_pairs(alpha, min_paired, binary)
+    drop = _drop(p)
+    too_much = max_drop is not None and drop is not None and drop > max_drop + 1e-12
+    over = f"the mean fell {drop:.3f} ({means}), more than --max-drop {max_drop:g}" \
+        if too_much and drop is not None and max_drop is not None else ""
     if p.paired < need:
+        if too_much:
+            line = (f"FAIL {head}: {over}; too few paired items for a test (n={p.paired}, "
+                    f"needs {need} at α={alpha:g}){_left_out(p)}")
+            return Verdict(p.evaluator, p.baseline, p.other, "dropped", test, p.paired,
+                           p.mean_base, p.mean_other, None, None, line)
         line = (f"UNDECIDED {head}: too few paired items to decide (n={p.paired}, the gate "
                 f"needs {need} at α={alpha:g}); not failing{_left_out(p)}")
         return Verdict(p.evaluator, p.baseline, p.other, "undecided", test, p.paired,
@@ -103,10 +169,18 @@ def verdict(p: Pairing, *, alpha: float, min_paired: int, resamples: int) -> Ver
         where = "below 0" if high < 0 else "above 0" if low > 0 else "includes 0"
         stat = (f"paired bootstrap {100 * (1 - alpha):g}% interval of the difference "
                 f"[{low:+.3f}, {high:+.3f}] {where} ({resamples} resamples)")
-    word = {"worse": "FAIL", "better": "PASS", "same": "PASS"}[outcome]
-    what = {"worse": "significantly worse", "better": "significantly better",
-            "same": "no significant difference"}[outcome]
-    line = f"{word} {head}: {what}: {means}, {stat}, n={p.paired}{_left_out(p)}"
+    if outcome == "same":
+        least = smallest_detectable(p, alpha)
+        what = (f"not significant (n = {p.paired}; a drop of less than ≈ {least:.3f} could "
+                "not show at this n)" if least is not None else "not significant")
+    else:
+        what = {"worse": "significantly worse", "better": "significantly better"}[outcome]
+    if too_much and outcome != "worse":
+        outcome = "dropped"
+        line = f"FAIL {head}: {over}; {what}: {stat}, n={p.paired}{_left_out(p)}"
+    else:
+        word = "FAIL" if outcome == "worse" else "PASS"
+        line = f"{word} {head}: {what}: {means}, {stat}, n={p.paired}{_left_out(p)}"
     return Verdict(p.evaluator, p.baseline, p.other, outcome, test, p.paired, p.mean_base,
                    p.mean_other, pv, interval, line)
 
@@ -121,6 +195,8 @@ def check_options(alpha: float, min_paired: int, resamples: int) -> None:
 
 
 def gate(pairs: list[Pairing], *, alpha: float = 0.05, min_paired: int = 10,
-         resamples: int = 2000) -> list[Verdict]:
+         resamples: int = 2000, max_drop: MaxDrop | None = None) -> list[Verdict]:
     check_options(alpha, min_paired, resamples)
-    return [verdict(p, alpha=alpha, min_paired=min_paired, resamples=resamples) for p in pairs]
+    limits = max_drop or MaxDrop()
+    return [verdict(p, alpha=alpha, min_paired=min_paired, resamples=resamples,
+                    max_drop=limits.of(p.evaluator)) for p in pairs]

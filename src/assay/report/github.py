@@ -75,8 +75,11 @@ def compare_summary(run_ids: list[str], pairs: list[Pairing], verdicts: list[Ver
     base = run_ids[0]
     failed = [v for v in verdicts if v.failed]
     word = "Gate" if gated else "Verdict (no gate: --fail-if-worse not given)"
-    verdict = (f"**{word}: FAIL** — significantly worse at α={alpha:g}: "
-               + ", ".join(f"{v.evaluator} ({v.other})" for v in failed)) if failed else \
+    why = [(f"significantly worse at α={alpha:g}", [v for v in failed if v.outcome == "worse"]),
+           ("fell past --max-drop", [v for v in failed if v.outcome == "dropped"])]
+    verdict = (f"**{word}: FAIL** — " + "; ".join(
+        f"{what}: " + ", ".join(f"{v.evaluator} ({v.other})" for v in vs)
+        for what, vs in why if vs)) if failed else \
         f"**{word}: pass** — no evaluator significantly worse at α={alpha:g}"
     out = [f"## Assay compare: baseline `{base}` vs " + ", ".join(f"`{r}`" for r in run_ids[1:]),
            "", verdict, "",

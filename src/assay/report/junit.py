@@ -164,7 +164,8 @@ def compare_junit(engine: Engine, run_ids: list[str], pairs: list[Pairing],
     suites = []
     for p, v in zip(pairs, verdicts, strict=True):
         cases = _compare_cases(p, loaded[p.baseline][p.evaluator], loaded[p.other][p.evaluator])
-        kind = {"worse": "failure", "undecided": "skipped"}.get(v.outcome, "pass")
+        kind = {"worse": "failure", "dropped": "failure",
+                "undecided": "skipped"}.get(v.outcome, "pass")
         cases.append(_Case(GATE_CASE, kind, v.line))
         classname = f"{p.other}/{p.evaluator}"
         suites.append((f"{p.baseline} vs {p.other}/{p.evaluator}", classname, cases))

@@ -8,7 +8,16 @@ STAMP := $(VENV)/.installed
 
 venv: $(STAMP)
 
-# Re-install only when pyproject.toml changes; a no-op re-run costs one stat.
+# Re-install only when pyproject.toml changes; a no-op re-run costs one stat. The demo needs the
+# base install alone (BASE); the tests add the development tools (STAMP: '.[dev]').
+BASE := $(VENV)/.installed-base
+$(BASE): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@if [ ! -f $(STAMP) ] || [ pyproject.toml -nt $(STAMP) ]; then \
+	  $(BIN)/python -m pip install --quiet --upgrade pip && \
+	  $(BIN)/python -m pip install --quiet -e . ; fi
+	@touch $(BASE)
+
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
@@ -26,7 +35,7 @@ compile: $(STAMP)
 # The main job offline: an agent answers from recorded quotes, the rubric judges, all traced;
 # then the rubric on the samples' recorded answers of known quality: T1 (live quotes, by kind of
 # answer), then T2 and T3 (historical lookups judged from their reference answers, by label).
-demo: $(STAMP)
+demo: $(BASE)
 	$(BIN)/assay run examples/specs/demo.yaml
 	$(BIN)/assay score examples/finsearch_t1_sample.json --by answer_kind --out .assay/demo-scores.jsonl
 	$(BIN)/assay score examples/finsearch_t23_sample.json --by label --out .assay/demo-t23-scores.jsonl

@@ -29,7 +29,7 @@ def postgres_server() -> Iterator[str]:
     try:
         import psycopg  # noqa: F401
     except ImportError:
-        pytest.skip("psycopg is not installed (pip install 'assay-eval[postgres]')")
+        pytest.skip("psycopg is not installed (pip install '.[postgres]')")
     root = os.geteuid() == 0
     data = tempfile.mkdtemp(prefix="assay-pg-")
     if root:

@@ -25,6 +25,7 @@ from typing import Any
 import orjson
 
 from assay.core.errors import ConfigError
+from assay.core.registry import install_hint
 from assay.runner.evaluator_entries import parse_entry
 from assay.runner.execute import run_experiment
 from assay.runner.pipeline import Progress
@@ -64,7 +65,7 @@ class Run:
         try:
             import pandas as pd
         except ImportError:
-            raise ConfigError("to_pandas() needs pandas: pip install 'assay-eval[pandas]'") \
+            raise ConfigError(f"to_pandas() needs pandas: {install_hint('pandas')}") \
                 from None
         return pd.DataFrame(self.results())
 

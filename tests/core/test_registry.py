@@ -142,7 +142,8 @@ def test_a_missing_optional_package_is_one_line_naming_the_extra() -> None:
     with pytest.raises(ConfigError) as err:
         r.build("ghost")
     assert str(err.value) == ("ground-truth provider 'ghost' needs the 'ghost_sdk_zz' "
-                              "package: pip install 'assay-eval[ghost]'")
+                              "package: pip install '.[ghost]' in Assay's checkout (the "
+                              "assay-eval distribution)")
     # declared in `requires`: stopped before the entry's own module is imported
     r.register("ghost2", "tests.core.never_imported_zz:Ghost", requires=("ghost_sdk_zz",),
                hint="it comes with the Ghost terminal")

@@ -47,7 +47,7 @@ def ray_cluster() -> Iterator[str]:
     try:
         import ray
     except ImportError:
-        pytest.skip("ray is not installed (pip install 'assay-eval[ray]')")
+        pytest.skip("ray is not installed (pip install '.[ray]')")
     temp = tempfile.mkdtemp(prefix="ray-", dir="/tmp")  # Ray's socket paths must be short
     ray.init(num_cpus=2, _temp_dir=temp, include_dashboard=False, log_to_driver=False,
              configure_logging=False)
@@ -256,7 +256,8 @@ def test_without_ray_the_run_stops_in_one_line_before_anything_is_stored(
     engine = open_engine(f"sqlite:///{tmp_path / 'a.db'}")
     spec = project(tmp_path, "agent_none", delay=0, limit=3, executor="ray")
     with pytest.raises(ConfigError, match=r"^the ray executor needs the 'ray' package: "
-                       r"pip install 'assay-eval\[ray\]'$"):
+                       r"pip install '\.\[ray\]' in Assay's checkout \(the assay-eval "
+                       r"distribution\)$"):
         asyncio.run(run_experiment(engine, load_spec(spec)))
     assert rows(engine, "SELECT count(*) FROM runs") == [(0,)]
 

@@ -56,7 +56,7 @@ def cluster() -> Iterator[Any]:
         import ray
         from ray.cluster_utils import Cluster
     except ImportError:
-        pytest.skip("ray is not installed (pip install 'assay-eval[ray]')")
+        pytest.skip("ray is not installed (pip install '.[ray]')")
     assert not ray.is_initialized(), "another test left this process joined to a Ray cluster"
     temp = tempfile.mkdtemp(prefix="ray-", dir="/tmp")  # Ray's socket paths must be short
     with pytest.MonkeyPatch.context() as env:

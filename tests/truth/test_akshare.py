@@ -134,7 +134,7 @@ def test_failures_are_snapshot_statuses(akshare_recorded: Akshare, behaviour: st
 
 
 def test_a_missing_package_names_its_extra() -> None:
-    with pytest.raises(ConfigError, match=r"pip install 'assay-eval\[wind\]'"):
+    with pytest.raises(ConfigError, match=r"pip install '\.\[wind\]' in Assay's checkout"):
         require("no_such_data_package_zz", "wind")
 
 

@@ -58,9 +58,9 @@ def test_unknown_provider_names_the_close_ones() -> None:
 
 
 @pytest.mark.parametrize(("name", "module", "how"), [
-    ("akshare", "akshare", "pip install 'assay-eval[akshare]'"),
-    ("yfinance", "yfinance", "pip install 'assay-eval[yfinance]'"),
-    ("tushare", "tushare", "pip install 'assay-eval[tushare]'"),
+    ("akshare", "akshare", "pip install '.[akshare]' in Assay's checkout (the assay-eval distribution)"),
+    ("yfinance", "yfinance", "pip install '.[yfinance]' in Assay's checkout (the assay-eval distribution)"),
+    ("tushare", "tushare", "pip install '.[tushare]' in Assay's checkout (the assay-eval distribution)"),
     ("wind", "WindPy", "WindPy comes with a licensed Wind terminal (it is not on PyPI)"),
 ])
 def test_a_missing_data_package_stops_at_build_naming_the_extra(
@@ -77,4 +77,5 @@ def test_cli_lists_the_providers(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     for name in BUILTIN:
         assert name in r.stdout
-    assert "pip install 'assay-eval[yfinance]'" in r.stdout and "snapshots*" in r.stdout
+    assert "pip install '.[yfinance]' in Assay's checkout" in r.stdout
+    assert "snapshots*" in r.stdout

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from assay.core.errors import ConfigError
-from assay.core.registry import Registry
+from assay.core.registry import Registry, install_hint
 
 from .terminal import escape
 
@@ -87,7 +87,7 @@ def list_entries(registry: Registry[Any], title: str, skip: tuple[str, ...] = ()
     for e in registry.describe():
         options = ", ".join(a["name"] + ("*" if a["required"] else "") for a in e["args"]
                             if a["name"] not in skip)
-        install = (f"pip install 'assay-eval[{e['extra']}]'" if e.get("extra")
+        install = (install_hint(e["extra"]) if e.get("extra")
                    else e.get("hint") or "")
         table.add_row(e["name"], e["kind"], escape(e["summary"]), options, escape(install))
     _console().print(table)

@@ -72,7 +72,8 @@ def score(
     field: Annotated[list[str] | None, typer.Option(
         "--field", help="Map a column to a field: NAME=COLUMN (repeatable).")] = None,
     id_field: Annotated[str | None, typer.Option(
-        "--id-field", help="Field holding the item id (default: prompt_id, else a hash).")]
+        "--id-field", help="Field holding the item id (default: the first of prompt_id, id, item_id "
+        "the items have, else a hash).")]
         = None,
     response_field: Annotated[str, typer.Option(
         "--response-field", help="Item field holding the answer.")] = "response",
@@ -473,6 +474,22 @@ def evaluators_show(name: Annotated[str, typer.Argument(
     show_evaluator(name)
 
 
+examples_app = typer.Typer(help="The bundled examples: sample data, specs, a CI workflow.",
+                           no_args_is_help=True)
+app.add_typer(examples_app, name="examples")
+
+
+@examples_app.command("copy")
+def examples_copy(
+    dest: Annotated[Path, typer.Argument(help="A new (or empty) folder.")] = Path(
+        "assay-examples"),
+) -> None:
+    """Copy the examples into DEST, to run and edit them (a wheel ships them too)."""
+    from .examples_cmd import copy
+
+    raise typer.Exit(copy(dest))
+
+
 datasets_app = typer.Typer(help="Named dataset versions: add a file under a name, list, show.",
                            no_args_is_help=True)
 app.add_typer(datasets_app, name="datasets")
@@ -485,7 +502,8 @@ def datasets_add(
     field: Annotated[list[str] | None, typer.Option(
         "--field", help="Map a column to a field: NAME=COLUMN (repeatable).")] = None,
     id_field: Annotated[str | None, typer.Option(
-        "--id-field", help="Field holding the item id (default: prompt_id, else a hash).")]
+        "--id-field", help="Field holding the item id (default: the first of prompt_id, id, item_id "
+        "the items have, else a hash).")]
         = None,
     db: DbOption = None,
 ) -> None:

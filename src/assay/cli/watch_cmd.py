@@ -9,6 +9,7 @@ from pathlib import Path
 
 from assay.core import secrets
 from assay.core.errors import ConfigError
+from assay.core.registry import install_hint
 from assay.store.db import open_engine
 
 
@@ -19,7 +20,7 @@ def run_watch(spec_path: Path, *, db: str | None, models_file: Path | None,
         from assay.online.watch import watch
     except ImportError as exc:  # the OTLP decoding and conventions packages are an extra
         raise ConfigError(f"assay watch needs the 'online' extra ({exc.name} is missing): "
-                          "pip install 'assay-eval[online]'") from None
+                          + install_hint("online")) from None
     from assay.online.watch import TOKEN_VARIABLE
 
     spec = load_watch_spec(spec_path)

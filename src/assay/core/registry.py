@@ -29,7 +29,13 @@ from typing import Any, Generic, TypeVar
 from .errors import ConfigError
 
 T = TypeVar("T")
-DISTRIBUTION = "assay-eval"  # what `pip install` calls Assay, for the extras it names
+DISTRIBUTION = "assay-eval"  # the distribution's name (pyproject.toml), for the extras it names
+
+
+def install_hint(extra: str) -> str:
+    """How to add an extra: Assay is installed from its source (`pip install .`), not from a
+    package index, so the hint names both the checkout's form and the distribution's."""
+    return f"pip install '.[{extra}]' in Assay's checkout (the {DISTRIBUTION} distribution)"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _RECORD = "_assay_built"
 _RECORDS: weakref.WeakKeyDictionary[Any, Built] = weakref.WeakKeyDictionary()
@@ -75,7 +81,7 @@ class Entry(Generic[T]):
     args: tuple[Arg, ...] | None = None  # None: read from the factory's signature
     aliases: tuple[str, ...] = ()
     requires: tuple[str, ...] = ()  # optional packages, checked before the module is imported
-    extra: str | None = None  # the `pip install 'assay-eval[EXTRA]'` that brings them
+    extra: str | None = None  # the extra (`pip install '.[EXTRA]'`) that brings them
     hint: str | None = None  # how to get them when no extra does (WindPy)
     context: bool = False  # the factory takes the run's context as its first argument
     meta: Mapping[str, Any] = field(default_factory=dict)
@@ -315,7 +321,7 @@ class Registry(Generic[T]):
         return found  # type: ignore[no-any-return]
 
     def _missing(self, entry: Entry[T], module: str) -> ConfigError:
-        how = entry.hint or f"pip install '{DISTRIBUTION}[{entry.extra or entry.name}]'"
+        how = entry.hint or install_hint(entry.extra or entry.name)
         return ConfigError(f"{self.noun} '{entry.name}' needs the '{module}' package: {how}")
 
     # -- listing -----------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from assay.core.errors import ConfigError
+from assay.core.registry import install_hint
 from assay.store import repo
 from assay.store.db import Engine
 from assay.store.rows import aware
@@ -77,7 +78,7 @@ def export_spans(rows: Iterable[dict[str, Any]], endpoint: str, *,
         from opentelemetry.sdk.trace.export import SpanExportResult
         from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, TraceFlags
     except ImportError:
-        raise ConfigError("OTLP export needs the otel extra: pip install 'assay-eval[otel]'") \
+        raise ConfigError(f"OTLP export needs the otel extra: {install_hint('otel')}") \
             from None
     from openinference.semconv.resource import ResourceAttributes
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from assay.core.calls import BoundedElsewhere
 from assay.core.errors import ConfigError
-from assay.core.registry import Built, built_from
+from assay.core.registry import Built, built_from, install_hint
 from assay.core.types import Answer, Item, Score, Step, TruthSnapshot
 from assay.evaluators.base import Evaluator
 from assay.evaluators.registry import EVALUATORS
@@ -43,7 +43,7 @@ def import_ray() -> Any:
         import ray
     except ImportError:
         raise ConfigError("the ray executor needs the 'ray' package: "
-                          "pip install 'assay-eval[ray]'") from None
+                          + install_hint("ray")) from None
     return ray
 
 

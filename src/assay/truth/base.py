@@ -10,6 +10,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, Protocol
 
 from assay.core.errors import ConfigError
+from assay.core.registry import install_hint
 from assay.core.types import TruthSnapshot
 
 from .vocabulary import FIELDS
@@ -36,7 +37,7 @@ def require(module: str, extra: str) -> Any:
         return importlib.import_module(module)
     except ImportError:
         raise ConfigError(f"the {extra} provider needs the '{module}' package: "
-                          f"pip install 'assay-eval[{extra}]'") from None
+                          + install_hint(extra)) from None
 
 
 def clean(value: Any) -> Any:

@@ -5,14 +5,25 @@ other address needs a token, sent as `Authorization: Bearer TOKEN`, compared in 
 from __future__ import annotations
 
 import hmac
+import ipaddress
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` is a loopback address: all of 127.0.0.0/8 and ::1, or "localhost"."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def open_bind_refusal(host: str, token: str | None, what: str, variable: str) -> str | None:
     """Why listening on `host` is refused (reachable from other machines with no token), or
     None."""
-    if host in LOCAL_HOSTS or token:
+    if is_loopback(host) or token:
         return None
     return (f"listening on {host or 'every interface'} makes {what} reachable from other "
             f"machines: set {variable} to a secret first")

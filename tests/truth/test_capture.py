@@ -5,6 +5,7 @@ say."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import subprocess
 import time
@@ -61,7 +62,8 @@ def test_live_capture_runs_beside_the_target(tmp_path: Path, monkeypatch: pytest
                          capture_output=True, text=True, cwd=tmp_path, check=False).stdout
     assert "ground truth (live) for slow_recorded: akshare 600519 (cn_stock) — ok" in out
     assert "query: ak.stock_zh_a_spot_em() → 代码 == '600519'" in out
-    assert "from the answer" in out
+    assert re.search(r"UTC, \d+ ms before the answer\n", out), out  # issue 28: humane gaps
+    assert "stale" not in out
 
 
 def test_a_slow_answer_gets_a_fresh_quote(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -55,7 +55,8 @@ def test_show_item_lists_the_tool_calls(agent_run: tuple[Path, str]) -> None:
     assert "tool call 3: format_answer" in out
     # the span tree: TOOL spans under the target span, with what each was given and returned
     assert out.index("target agent") < out.index("tool quote") < out.index("tool calculator")
-    assert '"input": "{\\"symbol\\":\\"600519\\",\\"market\\":\\"SH\\"}"' in out
+    # read as a person reads it: the tool's input as given, not escaped inside JSON
+    assert 'input {"symbol":"600519","market":"SH"}' in out
 
 
 @pytest.fixture(scope="module")

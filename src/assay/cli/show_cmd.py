@@ -13,6 +13,8 @@ from rich.table import Table
 from rich.tree import Tree
 
 from assay.core.errors import ConfigError
+from assay.core.humane import gap as humane_gap
+from assay.core.humane import interval, plain, stale
 from assay.store import repo
 from assay.store.db import open_engine
 
@@ -91,7 +93,7 @@ def show_run(run_id: str, db: str | None, by: str | None = None) -> None:
         c.print(f"executor {ex.get('type')}: {ex.get('workers')} worker(s) ran "
                 f"{escape(', '.join(moved))}; {retried} call(s) sent again after a worker "
                 "was lost")
-    c.print(f"[dim]assay {m.get('assay_version')}, git {str(m.get('git_commit'))[:12]}, "
+    c.print(f"[dim]assay {m.get('assay_version')}, git {plain(m.get('git_commit'))[:12]}, "
             f"python {m.get('python')}, command: {escape(' '.join(m.get('command') or []))}[/]")
     from .report_cmd import print_aggregates
 
@@ -152,7 +154,9 @@ def show_item(run_id: str, item_id: str, db: str | None, *, full: bool = False) 
             c.print(f"  [red]{escape(problem)}[/]")
     snaps = repo.list_truth(engine, run_id, item_id)
     for t in sorted(snaps, key=lambda t: (t["target"], t["epoch"])):
-        gap = "" if t["gap_s"] is None else f", {t['gap_s']:+.3f} s from the answer"
+        gap = "" if t["gap_s"] is None else f", {humane_gap(t['gap_s'])}" + (
+            " [red](stale: too far from the answer to judge a latest value)[/]"
+            if stale(t["gap_s"]) else "")
         c.print(f"[bold]ground truth[/] ({t['mode']}) for {escape(t['target'])}: "
                 f"{escape(t['provider'])} {escape(t['instrument'])}"
                 + (f" ({t['market']})" if t["market"] else "")
@@ -160,11 +164,12 @@ def show_item(run_id: str, item_id: str, db: str | None, *, full: bool = False) 
         c.print(f"  [dim]query:[/] {escape(t['query'])}; [dim]fetched at[/] "
                 f"{_when(t['fetched_at'])} UTC{gap}")
         if t["fields"]:
-            c.print(f"  [dim]values:[/] {escape(json.dumps(t['fields'], ensure_ascii=False))}")
+            c.print(f"  [dim]values:[/] {escape(plain(t['fields']))}")
     truth = f.get("ground_truth")
     if not snaps:
         c.print(f"[bold]ground truth[/] (stored in the item's 'ground_truth' field; recorded "
-                f"by the dataset, not fetched): {_clip(truth, full)}" if truth is not None
+                f"by the dataset, not fetched): {_clip(_readable(truth), full)}"
+                if truth is not None
                 else "[bold]ground truth[/]: none in the item")
     for r in sorted(results, key=lambda r: (r["target"], r["epoch"], r["evaluator"])):
         score = "–" if r["score"] is None else f"{r['score']:g}"
@@ -176,17 +181,34 @@ def show_item(run_id: str, item_id: str, db: str | None, *, full: bool = False) 
                 c.print(f"  [dim]{escape(str(m['role']))}:[/] {_clip(m['content'], full)}")
             c.print(f"  [dim]raw reply:[/] {_clip(ev.get('reply'), full)}")
             parsed = ev.get("parsed") or {}
-            c.print(f"  [dim]parsed:[/] {escape(json.dumps(parsed, ensure_ascii=False))}"
+            c.print(f"  [dim]parsed:[/] {escape(plain(parsed))}"
                     + (" [dim](from cache)[/]" if ev.get("cached") else ""))
         for v in ev.get("values", []):
-            c.print(f"  [dim]value[/] {escape(str(v.get('text')))} → {v.get('field')} "
-                    f"(via {escape(str(v.get('via')))}) truth {v.get('truth')} accepted "
-                    f"{v.get('accepted')} {'pass' if v.get('pass') else 'FAIL'}")
-        if ev.get("rule"):
-            c.print(f"  [dim]rule:[/] {escape(json.dumps(ev['rule'], ensure_ascii=False))}")
+            c.print(f"  [dim]value[/] {escape(plain(v.get('text')))} → "
+                    f"{escape(plain(v.get('field')))} (via {escape(plain(v.get('via')))}) truth "
+                    f"{escape(plain(v.get('truth')))}, accepted "
+                    f"{escape(interval(v.get('accepted')))}: "
+                    f"{'pass' if v.get('pass') else 'FAIL'}")
+        rule = ev.get("rule")
+        if isinstance(rule, dict) and rule.get("text"):
+            c.print(f"  [dim]rule ({escape(plain(rule.get('kind')))}):[/] "
+                    f"{escape(plain(rule['text']))}")
+        elif rule:
+            c.print(f"  [dim]rule:[/] {escape(plain(rule))}")
     spans = repo.list_spans(engine, run_id, item_id)
     if spans:
         c.print(_span_tree(spans))
+
+
+def _readable(value: Any) -> str:
+    """A field as a person reads it: JSON text (FinSearchComp stores the truth so) as its
+    values, anything else as it is."""
+    if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
+        try:
+            return plain(json.loads(value))
+        except ValueError:
+            return value
+    return value if isinstance(value, str) else plain(value)
 
 
 def _short(value: Any, limit: int = 80) -> str:
@@ -215,7 +237,7 @@ def _span_tree(spans: list[dict[str, Any]]) -> Tree:
         colour = "red" if s["status"] == "error" else "green"
         return (f"[{colour}]{escape(s['kind'])}[/] {escape(s['name'])}"
                 + (f" {ms:,.1f} ms" if ms is not None else "")
-                + (f" [dim]{escape(json.dumps(extra, ensure_ascii=False))}[/]" if extra else ""))
+                + (f" [dim]{escape(plain(extra))}[/]" if extra else ""))
 
     def add(node: Tree, parent: str | None) -> None:
         for s in children.get(parent, []):

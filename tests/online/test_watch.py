@@ -302,3 +302,25 @@ def test_two_evaluators_of_one_name_are_refused_before_it_listens(tmp_path: Path
         Watching(db_url, spec).start()
     assert str(exc.value) == (f"{spec}: evaluators: evaluator given more than once: ok "
                               "(give one a label)")
+
+
+def test_a_heartbeat_reports_the_counters_while_traces_come_in(tmp_path: Path,
+                                                                db_url: str) -> None:
+    """Issue 28: `assay watch` said nothing until Ctrl-C; now a line every few seconds."""
+    from assay.cli.watch_cmd import heartbeat_line
+    from assay.online.counters import Counters
+
+    ticks: list[tuple[int, int]] = []
+    w = Watching(db_url, write_spec(tmp_path, RUBRIC), heartbeat_s=0.05,
+                 on_tick=lambda c: ticks.append((c.traces, c.evaluated))).start()
+    send(w.endpoint, agent_trace("贵州茅台最新价?", "1455.00元"))
+    w.wait_evaluated(1)
+    deadline = time.monotonic() + 10
+    while (1, 1) not in ticks and time.monotonic() < deadline:
+        time.sleep(0.05)
+    w.stop()
+    assert (0, 0) in ticks or ticks[0] == (1, 1)  # before the trace, or at once after it
+    assert (1, 1) in ticks
+    assert heartbeat_line(Counters(traces=5, evaluated=3, failed=1)) == (
+        "watching: 5 trace(s) received, 3 evaluated, 1 in the queue, 1 failed")
+    assert heartbeat_line(Counters()) == "watching: 0 trace(s) received, 0 evaluated"

@@ -170,12 +170,18 @@ def _split(rows: dict[str, list[dict[str, Any]]], only: set[str] | None
     return kept, taken
 
 
+HEARTBEAT_S = 10.0  # how often `on_tick` hears the counters while traces come in
+
+
 async def watch(engine: Engine, spec: WatchSpec, *, models_file: Path | None = None,
                 use_cache: bool = True, stop: asyncio.Event | None = None,
                 on_ready: Callable[[str, int, bool], None] | None = None,
-                token: str | None = None) -> WatchResult:
+                token: str | None = None,
+                on_tick: Callable[[Counters], None] | None = None,
+                heartbeat_s: float = HEARTBEAT_S) -> WatchResult:
     """Watch until `stop` is set (or SIGINT/SIGTERM in the main thread). `on_ready(run_id,
-    port, resumed)` is called once the receiver listens (port 0 in the spec: a free one).
+    port, resumed)` is called once the receiver listens (port 0 in the spec: a free one);
+    `on_tick(counters)` every `heartbeat_s` after that (the CLI's heartbeat line).
     With `token`, a request must carry `Authorization: Bearer TOKEN` (else 401); without one,
     only a loopback address is listened on, as for the UI (core/access.py)."""
     refusal = open_bind_refusal(spec.host, token, "the OTLP receiver", TOKEN_VARIABLE)
@@ -189,12 +195,14 @@ async def watch(engine: Engine, spec: WatchSpec, *, models_file: Path | None = N
                                judge_model=spec.judge_model, use_cache=use_cache,
                                models_file=models_file) as session:
         return await _watch(session, spec, existing, stop=stop or asyncio.Event(),
-                            on_ready=on_ready, token=token)
+                            on_ready=on_ready, token=token, on_tick=on_tick,
+                            heartbeat_s=heartbeat_s)
 
 
 async def _watch(session: RunSession, spec: WatchSpec, existing: dict[str, Any] | None, *,
                  stop: asyncio.Event, on_ready: Callable[[str, int, bool], None] | None,
-                 token: str | None = None) -> WatchResult:
+                 token: str | None = None, on_tick: Callable[[Counters], None] | None = None,
+                 heartbeat_s: float = HEARTBEAT_S) -> WatchResult:
     engine, run_id, factory = session.engine, session.run_id, session.factory
     evaluators = session.evaluators(spec.evaluators)
     try:  # before anything listens (each trace's results would collide in the store)
@@ -239,7 +247,12 @@ async def _watch(session: RunSession, spec: WatchSpec, existing: dict[str, Any] 
             port = await service.start()
             if on_ready is not None:
                 on_ready(run_id, port, existing is not None)
-            await stop.wait()
+            while not stop.is_set():
+                try:
+                    await asyncio.wait_for(stop.wait(), timeout=heartbeat_s)
+                except TimeoutError:
+                    if on_tick is not None:
+                        on_tick(counters)
         await service.stop()
         if service.failure is not None:
             raise service.failure

@@ -75,7 +75,7 @@ def test_versions_runs_pin_and_compare_warns(project: Path,  # noqa: F811
     assert r.returncode == 0, r.stderr
     assert r.stderr.strip().splitlines() == [
         f"warning: different data: {run1} used dataset qs@1 (content {ds1[:12]}), {run2} used "
-        f"dataset qs@2 (content {ds2[:12]}); item sets differ (0 only in {run1}, 1 only in "
+        f"dataset qs@2 (content {ds2[:12]}); item sets differ (0 item(s) only in {run1}, 1 only in "
         f"{run2}, 6 in both) — paired figures use only the items both runs have"]
     r = run("compare", run1, run2, "--json", cwd=project)  # the JSON stays JSON
     assert json.loads(r.stdout)[0]["only_other"] == ["07"] and "warning:" in r.stderr

@@ -21,7 +21,8 @@ def make_run(engine: Engine, run_id: str, results: dict[str, Result], *,
     dataset = f"ds-{run_id}"
     repo.save_dataset(engine, version=dataset, name="synthetic", path="synthetic.jsonl",
                       fmt="jsonl", rows=[Item(i, {"prompt": i}) for i in results])
-    repo.create_run(engine, run_id=run_id, kind="score", dataset_id=dataset, manifest={})
+    repo.create_run(engine, run_id=run_id, kind="score", dataset_id=dataset,
+                    manifest={"repeats": epochs})
     rows: list[dict[str, Any]] = []
     for item_id, r in results.items():
         score, status = (r, "scored") if isinstance(r, float | int) else r

@@ -6,7 +6,14 @@ between different item sets is easy to misread."""
 from __future__ import annotations
 
 from assay.store import dataset_names as names
+from assay.store import repo
 from assay.store.db import Engine
+
+
+def _repeats(engine: Engine, run_id: str) -> int:
+    run = repo.get_run(engine, run_id) or {}
+    value = (run.get("manifest") or {}).get("repeats")
+    return value if isinstance(value, int) and value > 0 else 1
 
 
 def dataset_warnings(engine: Engine, run_ids: list[str]) -> list[str]:
@@ -23,9 +30,14 @@ def dataset_warnings(engine: Engine, run_ids: list[str]) -> list[str]:
                          f"{_label(used.get(other))}")
         items = names.run_item_ids(engine, other)
         if items != base_items:
-            parts.append(f"item sets differ ({len(base_items - items)} only in {base}, "
+            parts.append(f"item sets differ ({len(base_items - items)} item(s) only in {base}, "
                          f"{len(items - base_items)} only in {other}, "
                          f"{len(base_items & items)} in both)")
+        r_base, r_other = _repeats(engine, base), _repeats(engine, other)
+        if r_base != r_other:
+            parts.append(f"{base} has {r_base} repeat(s) per item, {other} {r_other}")
+        if parts and max(r_base, r_other) > 1:  # the table pairs and counts samples
+            parts.append("the table's 'only' columns count samples (item × repeat)")
         if parts:
             out.append("warning: different data: " + "; ".join(parts)
                        + " — paired figures use only the items both runs have")

@@ -123,3 +123,38 @@ def test_answers_for_some_items_say_so_in_one_line(tmp_path: Path) -> None:
     assert warnings == [
         "warning: answers.jsonl: answers for 15 of 20 items; no answer for 5 (e.g. 'q16', "
         "scored as errors); 1 answers match no item (e.g. 'q99')"]
+
+
+def test_a_finished_run_becomes_a_dataset_whose_answers_are_the_reference(
+        tmp_path: Path) -> None:
+    """`assay datasets add NAME --from-run RUN --as-reference` (issue 28)."""
+    data = _general(tmp_path, 5)
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text("".join(json.dumps({"id": f"q{i}", "answer": str(2 * i)}) + "\n"
+                               for i in range(1, 5)), encoding="utf-8")  # q5 unanswered
+    db = ["--db", "sqlite:///s.db"]
+    r = _assay("score", str(data), "--responses", str(answers), "-e", "exact",
+               "--field", "reference_output=reference", *db, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    run_id = repo.list_runs(open_engine(f"sqlite:///{tmp_path / 's.db'}"))[0]["id"]
+    r = _assay("datasets", "add", "baseline", "--from-run", run_id, "--as-reference", *db,
+               cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split("(content")[0] == f"baseline@1: 4 item(s) from run {run_id} "
+    assert "1 sample(s) whose target failed left out" in r.stdout
+    r = _assay("score", "baseline@1", "-e", "exact", *db, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    engine = open_engine(f"sqlite:///{tmp_path / 's.db'}")
+    latest = repo.list_runs(engine)[0]["id"]
+    assert sorted((s[0], s[4]) for s in repo.result_scores(engine, latest)) == [
+        ("q1", 1.0), ("q2", 1.0), ("q3", 1.0), ("q4", 1.0)]
+    for args, message in (
+            (["baseline"], "error: give a FILE or --from-run RUN (one of them)"),
+            (["baseline", "--from-run", "nope"], "error: no run 'nope' in the store s.db (see "
+             "assay runs; another store is chosen with --db or ASSAY_DB)"),
+            (["baseline", "--from-run", run_id, "--target", "x"],
+             f"error: run {run_id} has no target 'x' (it has recorded)"),
+            (["baseline", str(data), "--as-reference"],
+             "error: --target and --as-reference go with --from-run")):
+        r = _assay("datasets", "add", *args, *db, cwd=tmp_path)
+        assert (r.returncode, r.stderr.strip()) == (2, message), args

@@ -91,3 +91,31 @@ def test_quote_agent_traces_resolved_by_name_and_scored_on_live_truth(
     fetched = [name for name, _ in akshare.calls]
     assert fetched.count("stock_zh_a_spot_em") == 1 and fetched.count("stock_hk_spot_em") == 1
     assert fetched.count("fx_spot_quote") == 1
+
+    # issue 28: the traces as a dataset — question, answer, the truth captured beside it with
+    # its provenance — scored again later from the store, with no fetch and the same decisions
+    import asyncio
+
+    from assay.datasets.from_run import add_from_run
+    from assay.runner.score import score, score_spec
+
+    done = add_from_run(w.engine, "prod-regress", w.run_id)
+    assert (done.new, done.items, done.skipped, done.version.ref) == (True, 5, 0,
+                                                                       "prod-regress@1")
+    kept = repo.get_items(w.engine, done.version.dataset_id)
+    m = kept[ids["moutai"]].fields
+    assert m["response"] == "贵州茅台最新股价为1455.00元"
+    assert m["ground_truth"] == t["payload"]
+    assert m["truth_provenance"]["query"] == "ak.stock_zh_a_spot_em() → 代码 == '600519'"
+    assert m["from_run"] == {"run": w.run_id, "target": "agent", "item": ids["moutai"]}
+    assert "ground_truth" not in kept[ids["two"]].fields  # nothing was captured for it
+    again = add_from_run(w.engine, "prod-regress", w.run_id)
+    assert (again.new, again.version.ref) == (False, "prod-regress@1")  # same content
+    calls = len(akshare.calls)
+    rescored = asyncio.run(score(w.engine, score_spec(Path("prod-regress@1"),
+                                                      ["finance-rubric"])))
+    rows = {r["item_id"]: r for r in repo.list_results(w.engine, rescored.run_id)}
+    assert {k: (rows[v]["status"], rows[v]["score"]) for k, v in ids.items()
+            if k in ("moutai", "tencent", "usdcny")} == {
+        "moutai": ("scored", 1.0), "tencent": ("scored", 0.0), "usdcny": ("scored", 1.0)}
+    assert len(akshare.calls) == calls  # scored from the kept truth: nothing fetched

@@ -37,6 +37,23 @@ def add(name: str, file: Path, fields: list[str], id_field: str | None, db: str 
     return 0
 
 
+def add_run(name: str, run_id: str, target: str | None, reference: bool,
+            db: str | None) -> int:
+    from assay.datasets.from_run import add_from_run
+
+    done = add_from_run(open_engine(db), name, run_id, target=target, reference=reference)
+    v = done.version
+    c = _console()
+    failed = f"; {done.skipped} sample(s) whose target failed left out" if done.skipped else ""
+    if done.new:
+        c.print(f"{escape(v.ref)}: {done.items} item(s) from run {escape(run_id)} (content "
+                f"{v.dataset_id[:12]}){failed}; use it in a spec as dataset: {escape(v.ref)}")
+    else:
+        c.print(f"{escape(v.ref)} unchanged: run {escape(run_id)} gives the content of the "
+                f"latest version ({v.dataset_id[:12]}), so no new version was made{failed}")
+    return 0
+
+
 def list_all(db: str | None) -> int:
     rows = names.latest_versions(open_engine(db))
     t = Table(title="named datasets (latest version of each)")

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from assay import __version__
-from assay.core.errors import AssayError
+from assay.core.errors import AssayError, ConfigError
 
 app = typer.Typer(
     name="assay",
@@ -498,18 +498,38 @@ app.add_typer(datasets_app, name="datasets")
 @datasets_app.command("add")
 def datasets_add(
     name: Annotated[str, typer.Argument(help="A name for the dataset (letters, digits, . _ -).")],
-    file: Annotated[Path, typer.Argument(help="Items: .json, .jsonl, .csv, .xlsx or .parquet.")],
+    file: Annotated[Path | None, typer.Argument(
+        help="Items: .json, .jsonl, .csv, .xlsx or .parquet (or --from-run).")] = None,
     field: Annotated[list[str] | None, typer.Option(
         "--field", help="Map a column to a field: NAME=COLUMN (repeatable).")] = None,
     id_field: Annotated[str | None, typer.Option(
-        "--id-field", help="Field holding the item id (default: the first of prompt_id, id, item_id "
-        "the items have, else a hash).")]
+        "--id-field", help="Field holding the item id (default: the first of prompt_id, id, "
+        "item_id the items have, else a hash).")] = None,
+    from_run: Annotated[str | None, typer.Option(
+        "--from-run", help="Take the items from a run (also an online run's traces): each "
+        "item's fields, the answer as `response`, the captured truth as `ground_truth`.")]
         = None,
+    target: Annotated[str | None, typer.Option(
+        "--target", help="With --from-run, for runs with several targets: whose answers.")]
+        = None,
+    as_reference: Annotated[bool, typer.Option(
+        "--as-reference", help="With --from-run: the answer is also the reference_output "
+        "(what the agent said then is what it must say again).")] = False,
     db: DbOption = None,
 ) -> None:
-    """Store the file's items as NAME's next version (none when the content is unchanged)."""
-    from .datasets_cmd import add
+    """Store the file's items (or a run's samples) as NAME's next version (none when the
+    content is unchanged)."""
+    from .datasets_cmd import add, add_run
 
+    if (file is None) == (from_run is None):
+        raise ConfigError("give a FILE or --from-run RUN (one of them)")
+    if from_run is not None:
+        if field or id_field:
+            raise ConfigError("--field and --id-field map a file's columns: not with --from-run")
+        raise typer.Exit(add_run(name, from_run, target, as_reference, db))
+    if target is not None or as_reference:
+        raise ConfigError("--target and --as-reference go with --from-run")
+    assert file is not None
     raise typer.Exit(add(name, file, field or [], id_field, db))
 
 

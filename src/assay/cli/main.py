@@ -39,6 +39,9 @@ TimeoutOption = Annotated[float | None, typer.Option(
     "--timeout", help="Seconds a call of your own code may take on one item (a python target; "
     "a python: check, 60 by default) before that item is an error; replaces the run's "
     "timeout_s, on a resume or retry too.")]
+RunIdOption = Annotated[str | None, typer.Option(
+    "--run-id", help="Name the new run (letters, digits, . _ -) instead of a random id, e.g. "
+    "to compare it later: assay compare base new.")]
 
 
 def _version(value: bool) -> None:
@@ -103,6 +106,7 @@ def score(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     executor: ExecutorOption = None,
     timeout: TimeoutOption = None,
+    run_id: RunIdOption = None,
 ) -> None:
     """Score answers that already exist, e.g. with the executable finance rubric."""
     from .score_cmd import CiOutputs, run_score
@@ -114,7 +118,7 @@ def score(
                      group_by=by, db=db, quiet=quiet, judge_model=judge_model,
                      use_cache=not no_cache, models_file=models, jury=jury,
                      ci=CiOutputs(junit, junit_threshold, github), executor=executor,
-                     max_cost=max_cost, timeout_s=timeout)
+                     max_cost=max_cost, timeout_s=timeout, run_id=run_id)
     raise typer.Exit(code)
 
 
@@ -168,6 +172,7 @@ def run(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
     executor: ExecutorOption = None,
     timeout: TimeoutOption = None,
+    run_id: RunIdOption = None,
 ) -> None:
     """Run an experiment: targets answer, evaluators score, every step traced and stored."""
     from .run_cmd import run_spec
@@ -181,7 +186,8 @@ def run(
                               targets=target or [], evaluators=evaluator or [],
                               use_cache=not no_cache, models_file=models, db=db, quiet=quiet,
                               ci=CiOutputs(junit, junit_threshold, github, fail_under),
-                              executor=executor, max_cost=max_cost, timeout_s=timeout))
+                              executor=executor, max_cost=max_cost, timeout_s=timeout,
+                              run_id=run_id))
 
 
 @app.command()

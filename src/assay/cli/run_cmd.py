@@ -30,7 +30,10 @@ def run_spec(*, spec: Path | None, resume: str | None, limit: int | None,
              concurrency: int | None, targets: list[str], evaluators: list[str],
              use_cache: bool, models_file: Path | None, db: str | None, quiet: bool,
              ci: CiOutputs | None = None, executor: str | None = None,
-             max_cost: float | None = None, timeout_s: float | None = None) -> int:
+             max_cost: float | None = None, timeout_s: float | None = None,
+             run_id: str | None = None) -> int:
+    if resume is not None and run_id is not None:
+        raise ConfigError("--run-id names a new run: not with --resume")
     if concurrency is not None and concurrency < 1:
         raise ConfigError("--concurrency must be at least 1")
     check_limits(max_cost, ci)
@@ -52,7 +55,7 @@ def run_spec(*, spec: Path | None, resume: str | None, limit: int | None,
                           timeout_s=timeout_s if resume is None else None)
     return _execute(engine, loaded, overrides, resume, use_cache, models_file, db, quiet, ci,
                     max_cost if resume is not None else None,
-                    timeout_s if resume is not None else None)
+                    timeout_s if resume is not None else None, run_id=run_id)
 
 
 def online_only(run_id: str) -> str:
@@ -81,7 +84,7 @@ def retry_run(run_id: str, *, models_file: Path | None, db: str | None, quiet: b
 def _execute(engine: Engine, spec: ExperimentSpec | None, overrides: Overrides, resume: str | None,
              use_cache: bool, models_file: Path | None, db: str | None, quiet: bool,
              ci: CiOutputs | None = None, max_cost: float | None = None,
-             timeout_s: float | None = None) -> int:
+             timeout_s: float | None = None, run_id: str | None = None) -> int:
     console = Console()
     if not console.is_terminal:
         console = Console(width=160)
@@ -109,7 +112,7 @@ def _execute(engine: Engine, spec: ExperimentSpec | None, overrides: Overrides, 
         result: RunResult = asyncio.run(run_experiment(
             engine, spec, overrides=overrides, resume=resume,
             models_file=models_file, use_cache=use_cache, progress=progress,
-            max_cost=max_cost, timeout_s=timeout_s))
+            max_cost=max_cost, timeout_s=timeout_s, run_id=run_id))
     for note in result.notes:
         Console(stderr=True, soft_wrap=True, highlight=False).print(
             f"[yellow]warning:[/] {escape(note)}")

@@ -65,7 +65,7 @@ def run_score(*, dataset: Path | None, responses: Path | None, evaluators: list[
               jury: str | None = None, resume: str | None = None,
               ci: CiOutputs | None = None, args: list[str] | None = None,
               executor: str | None = None, max_cost: float | None = None,
-              timeout_s: float | None = None) -> int:
+              timeout_s: float | None = None, run_id: str | None = None) -> int:
     # A pipe or file gets full-width tables (Rich would squeeze long labels to 80 columns).
     console = Console(stderr=False)
     if not console.is_terminal:
@@ -85,9 +85,9 @@ def run_score(*, dataset: Path | None, responses: Path | None, evaluators: list[
                           id_field=id_field, group_by=group_by, judge_model=judge_model,
                           jury=jury, executor=executor, max_cost=max_cost,
                           timeout_s=timeout_s)
-    elif dataset is not None or args or executor is not None:
+    elif dataset is not None or args or executor is not None or run_id is not None:
         raise ConfigError("--resume continues a run as it was started: give no DATASET, "
-                          "--arg or --executor")
+                          "--arg, --executor or --run-id")
     engine = open_engine(db)
     # every file the run reads, the resumed run's too (its spec from the store)
     read = {**read_files(spec if spec is not None else prior_spec(engine, str(resume))),
@@ -108,7 +108,8 @@ def run_score(*, dataset: Path | None, responses: Path | None, evaluators: list[
         run = asyncio.run(score(engine, spec, out=out, resume=resume, models_file=models_file,
                                 use_cache=use_cache, progress=None if quiet else show,
                                 max_cost=max_cost if resume is not None else None,
-                                timeout_s=timeout_s if resume is not None else None))
+                                timeout_s=timeout_s if resume is not None else None,
+                                run_id=run_id))
     for note in run.notes:
         Console(stderr=True, soft_wrap=True, highlight=False).print(
             f"[yellow]warning:[/] {escape(note)}")

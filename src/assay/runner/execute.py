@@ -10,6 +10,7 @@ answer and result; retry deletes the failed ones first, so only they are done ag
 from __future__ import annotations
 
 import asyncio
+import re
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -79,6 +80,8 @@ async def run_experiment(engine: Engine, spec: ExperimentSpec | None, *,
     """One owner per run (store/lease.py): a run another process is working on is refused,
     in one line, before anything is read or sent. `timeout_s` replaces the spec's for this
     start or continuation (`--timeout`)."""
+    if run_id is not None and resume is None:
+        check_new_run_id(engine, run_id)
     run_id = resume or run_id or (("s-" if kind == "score" else "r-") + uuid.uuid4().hex[:12])
     prior: Prior | None = None
     with lease.held(engine, run_id, new=resume is None):
@@ -92,6 +95,19 @@ async def run_experiment(engine: Engine, spec: ExperimentSpec | None, *,
             return await _run(session, spec, prior, overrides=overrides, progress=progress,
                               kind=kind, on_flush=on_flush, max_cost=max_cost,
                               timeout_s=timeout_s)
+
+
+RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+def check_new_run_id(engine: Engine, run_id: str) -> None:
+    """A run id chosen by the user (`--run-id`): a short plain name no run has yet."""
+    if not RUN_ID.match(run_id):
+        raise ConfigError(f"--run-id '{run_id[:80]}': use up to 64 letters, digits, '.', '_' "
+                          "or '-', starting with a letter or digit")
+    if repo.get_run(engine, run_id) is not None:
+        raise ConfigError(f"run {run_id} exists in the store {repo.store_name(engine)}: choose "
+                          f"another --run-id, or continue it with --resume {run_id}")
 
 
 async def _run(session: RunSession, spec: ExperimentSpec, prior: Prior | None, *,

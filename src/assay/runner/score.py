@@ -101,13 +101,15 @@ async def score(engine: Engine, spec: ExperimentSpec | None, *, out: Path | None
                 resume: str | None = None, models_file: Path | None = None,
                 use_cache: bool = True,
                 progress: Callable[[Progress], None] | None = None,
-                max_cost: float | None = None, timeout_s: float | None = None) -> RunResult:
+                max_cost: float | None = None, timeout_s: float | None = None,
+                run_id: str | None = None) -> RunResult:
     lines = JsonLines(out, append=resume is not None) if out is not None else None
     try:
         return await run_experiment(engine, spec, resume=resume, models_file=models_file,
                                     use_cache=use_cache, kind="score",
                                     progress=Progress(on_change=progress),
-                                    on_flush=lines, max_cost=max_cost, timeout_s=timeout_s)
+                                    on_flush=lines, max_cost=max_cost, timeout_s=timeout_s,
+                                    run_id=run_id)
     finally:
         if lines is not None:
             lines.close()

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from assay.core.errors import ConfigError, DataError
 from assay.core.types import Answer, Item
 from assay.evaluators.base import Evaluator
-from assay.targets.base import Target
+from assay.targets.base import Target, answers_recorded
 
 
 def names_once(evaluators: Sequence[Evaluator]) -> None:
@@ -42,7 +42,7 @@ def check_answers(targets: Sequence[Target], items: Sequence[Item], path: str) -
 
     for t in targets:
         field = getattr(t, "field", None)
-        if t.kind != "recorded" or getattr(t, "file", None) is not None or field is None:
+        if not answers_recorded(t) or getattr(t, "file", None) is not None or field is None:
             continue
         if items and all(answer_from_item(it, field) is None for it in items):
             raise ConfigError(f"{path}: no item has a '{field}' field; give answers with "

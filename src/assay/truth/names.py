@@ -12,8 +12,8 @@ import time
 import unicodedata
 from dataclasses import dataclass, field
 
-from .markets import INDEX_MARKETS, MARKETS
-from .name_index import STOCK_MARKETS, Hit, Instrument, NameIndex, fingerprint
+from .markets import INDEX_MARKETS, MARKETS, STOCK_MARKETS, a_share_exchange
+from .name_index import Hit, Instrument, NameIndex, fingerprint
 from .tables import AkshareProvider, Table, TableProvider
 from .vocabulary import (
     COMEX_GOLD,
@@ -313,8 +313,7 @@ def provider_fields(inst: Instrument, provider: str) -> dict[str, str] | None:
 
 def _stock_code(inst: Instrument, provider: str) -> str | None:
     if inst.market == "cn_stock":
-        exchange = "SH" if inst.code.startswith(("6", "900")) else \
-            "BJ" if inst.code.startswith(("4", "8", "92")) else "SZ"
+        exchange = a_share_exchange(inst.code)
         if provider == "yfinance":
             return f"{inst.code}.{'SS' if exchange == 'SH' else exchange}"
         return f"{inst.code}.{exchange}"

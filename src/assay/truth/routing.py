@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from .markets import listing
+
 _SPECIAL_WIND = {"SHAU.SGE": ("SHAU", "sge_benchmark"), "GC.CMX": ("GC", "comex"),
                  "USDCNY.IB": ("USD/CNY", "cny_onshore")}
 _TS_CODE = re.compile(r"^\d{6}\.(SH|SZ|BJ)$")
@@ -32,16 +34,12 @@ def _tags(fields: dict[str, Any]) -> str:
 
 
 def table_market(code: str, tags: str) -> str | None:
-    """Which AKShare table an akshare-style code belongs to, from the item's tags."""
+    """Which AKShare table an akshare-style code belongs to, from the item's tags: a stock's
+    from the code, written as the tables write it (`markets.listing`)."""
     lowered = tags.lower()
     if "stock" in lowered or "股" in tags:
-        if re.fullmatch(r"\d{6}", code):
-            return "cn_stock"
-        if re.fullmatch(r"\d{5}", code):
-            return "hk_stock"
-        if re.fullmatch(r"\d{3}\.[A-Za-z][A-Za-z0-9._-]*", code):
-            return "us_stock"
-        return None
+        found = listing(code)
+        return found.market if found is not None and found.table else None
     if "index" in lowered or "指数" in tags:
         return "index"
     if "债" in tags or "bond" in lowered or "yield" in lowered:

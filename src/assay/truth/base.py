@@ -1,10 +1,13 @@
-"""What a ground-truth provider is, and the pieces every provider shares: a missing optional
-package named by its extra, normalised field names, snapshots for failures."""
+"""What a ground-truth provider is, and the pieces every provider shares: how it routes an
+item to its instrument, a missing optional package named by its extra, normalised field names,
+snapshots for failures."""
 
 from __future__ import annotations
 
 import contextlib
 import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any, Protocol
@@ -14,11 +17,41 @@ from assay.core.types import TruthSnapshot
 
 from .vocabulary import FIELDS
 
-__all__ = ["FIELDS", "Provider", "clean", "failed", "now", "numeric", "require"]
+__all__ = ["FIELDS", "Provider", "Route", "Routing", "clean", "failed", "now", "numeric",
+           "require"]
+
+
+@dataclass(frozen=True)
+class Route:
+    instrument: str
+    market: str | None = None
+    error: str | None = None
+
+
+class Routing(Protocol):
+    """How a provider reaches its instruments from an item's fields, and back. Each provider
+    class declares its own (`routing`); truth/routing.py has the shapes the built-in ones use
+    and finds a provider's through its registration."""
+
+    field: str  # the item field its codes are read from, unless the spec names another
+    needs_market: bool  # its codes alone do not say which table: the item's tags or the spec do
+
+    def route(self, fields: Mapping[str, Any], *, field: str | None = None,
+              market: str | None = None) -> Route:
+        """(instrument, market) for the item; a code it cannot fetch is a Route with the
+        reason as `error`, never the nearest instrument."""
+        ...
+
+    def item_fields(self, market: str, code: str) -> dict[str, str] | None:
+        """The item fields `route` reads back as this instrument of the market tables (the
+        table's own code), for a question resolved by name (truth/names.py); None when the
+        provider has no code for it."""
+        ...
 
 
 class Provider(Protocol):
     name: str
+    routing: Routing  # a class attribute: an item is routed without building a provider
 
     async def fetch(self, instrument: str, market: str | None = None,
                     item: dict[str, Any] | None = None) -> TruthSnapshot:

@@ -99,7 +99,8 @@ _US_TABLE_CODE = re.compile(r"(\d{3})\.[A-Za-z][A-Za-z0-9._-]*")
 _CN_WRITTEN = re.compile(r"\d{6}(?:\.(SH|SZ|BJ))?")
 _HK_WRITTEN = re.compile(r"\d{4,5}(?:\.HK)?")
 _US_WRITTEN = re.compile(r"(\d{3})\.[A-Z][A-Z0-9._-]*|[A-Z][A-Z0-9-]*\.(O|N|A|OQ|US)")
-_EAST_MONEY = {"105": "O", "106": "N", "107": "A"}  # East Money's prefix of a US code
+# East Money's prefix of a US code → Wind's letter of its exchange (NASDAQ, NYSE, NYSE American)
+EAST_MONEY_US = {"105": "O", "106": "N", "107": "A"}
 _US_SUFFIX = {"O": "O", "OQ": "O", "N": "N", "A": "A", "US": ""}
 
 
@@ -124,7 +125,7 @@ def listing(code: str) -> Listing | None:
         return Listing("hk_stock", "HK", True)
     m = _US_TABLE_CODE.fullmatch(code)
     if m:
-        return Listing("us_stock", _EAST_MONEY.get(m.group(1), ""), True)
+        return Listing("us_stock", EAST_MONEY_US.get(m.group(1), ""), True)
     written = code.upper().replace("___", ".")
     m = _CN_WRITTEN.fullmatch(written)
     if m:
@@ -133,7 +134,11 @@ def listing(code: str) -> Listing | None:
         return Listing("hk_stock", "HK", False)
     m = _US_WRITTEN.fullmatch(written)
     if m:
-        exchange = _EAST_MONEY.get(m.group(1), "") if m.group(1) else _US_SUFFIX[m.group(2)]
+        exchange = EAST_MONEY_US.get(m.group(1), "") if m.group(1) else _US_SUFFIX[m.group(2)]
         return Listing("us_stock", exchange, False)
     return None
 
+
+def hk_code(code: str) -> str:
+    """A Hong Kong table code as Wind and Yahoo write it: 00700 → 0700.HK."""
+    return f"{code[1:] if code.startswith('0') else code}.HK"

@@ -18,6 +18,7 @@ from assay.core.types import TruthSnapshot
 
 from .base import clean, failed, now, numeric, require
 from .markets import INDEX_MARKETS, MARKETS, Market, bond_tenor, table_code
+from .routing import TableRouting
 from .vocabulary import Hints, normalise, snapshot_from_payload
 
 Rows = list[dict[str, Any]]
@@ -88,6 +89,7 @@ class TableProvider:
     """Shared by AKShare and snapshot tables: resolve the market, load its table, look up."""
 
     name = "tables"
+    routing = TableRouting()
 
     async def table(self, market: Market, instrument: str = "") -> Table:
         raise NotImplementedError
@@ -203,8 +205,8 @@ class SnapshotProvider(TableProvider):
 
     name = "snapshot"
 
-    def __init__(self, folder: str | Path, date: str | None = None) -> None:
-        self.folder = Path(folder)
+    def __init__(self, snapshots: str | Path, date: str | None = None) -> None:
+        self.folder = Path(snapshots)
         if not self.folder.is_dir():
             from assay.core.errors import ConfigError
 
@@ -262,8 +264,3 @@ def _item_time(value: Any) -> datetime:
             except ValueError:
                 continue
     return now()
-
-
-def snapshot_provider(*, snapshots: str | Path, date: str | None = None) -> SnapshotProvider:
-    """The registered `snapshot` provider: its options named as a spec and the CLI name them."""
-    return SnapshotProvider(Path(snapshots), date)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 from typing import Any
 
 from assay.core import secrets
@@ -12,11 +13,28 @@ from assay.core.errors import ConfigError
 from assay.core.types import TruthSnapshot
 
 from .base import clean, failed, now, require
+from .markets import a_share_exchange
+from .routing import CodeRouting
 from .vocabulary import normalise
+
+_TS_CODE = re.compile(r"^\d{6}\.(SH|SZ|BJ)$")
+
+
+def tushare_code(market: str, code: str) -> str | None:
+    """An A-share of the tables as Tushare writes it (600519.SH); its provider serves no
+    other market."""
+    return f"{code}.{a_share_exchange(code)}" if market == "cn_stock" else None
+
+
+def refused(code: str) -> str | None:
+    if _TS_CODE.match(code):
+        return None
+    return f"{code!r} is not a Tushare A-share code (like 600519.SH)"
 
 
 class TushareProvider:
     name = "tushare"
+    routing = CodeRouting("wind_ticker", tushare_code, refused)
 
     def __init__(self, *, token_env: str = "TUSHARE_TOKEN", timeout_s: float = 30.0) -> None:
         self.token_env = token_env

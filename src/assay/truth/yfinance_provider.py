@@ -8,6 +8,8 @@ from typing import Any
 from assay.core.types import TruthSnapshot
 
 from .base import failed, now, numeric, require
+from .markets import a_share_exchange, hk_code
+from .routing import CodeRouting
 from .vocabulary import normalise
 
 # the fast_info keys read (their fields are in `vocabulary`)
@@ -15,8 +17,21 @@ FAST_INFO = ("last_price", "open", "day_high", "day_low", "previous_close", "las
              "market_cap")
 
 
+def yahoo_code(market: str, code: str) -> str | None:
+    """A stock of the tables as Yahoo writes it: 600519.SS, 000858.SZ, 0700.HK, BRK-B."""
+    if market == "cn_stock":
+        exchange = a_share_exchange(code)
+        return f"{code}.{'SS' if exchange == 'SH' else exchange}"
+    if market == "hk_stock":
+        return hk_code(code)
+    if market == "us_stock":
+        return code.partition(".")[2].replace("_", "-")
+    return None
+
+
 class YfinanceProvider:
     name = "yfinance"
+    routing = CodeRouting("yfinance_ticker", yahoo_code)
 
     def __init__(self, *, timeout_s: float = 30.0) -> None:
         self.timeout_s = timeout_s

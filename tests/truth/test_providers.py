@@ -6,12 +6,14 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import threading
 import types
 from typing import Any
 
 import pytest
 
 from assay.core.errors import ConfigError
+from assay.truth.base import SourceTimeout, call_source, source_failed
 from assay.truth.routing import route, routing_of
 from assay.truth.tables import SnapshotProvider
 from assay.truth.tushare_provider import TushareProvider
@@ -244,3 +246,55 @@ def test_a_provider_routes_by_its_class_without_being_built(
     assert routing_of("akshare").needs_market and not routing_of("wind").needs_market
     with pytest.raises(ConfigError, match="unknown ground-truth provider 'bloomberg'"):
         route("bloomberg", {})
+
+
+def test_every_source_call_is_bounded_in_its_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """yfinance, Tushare and Wind (and AKShare, test_akshare.py) call their package through one
+    helper: a call that outlives timeout_s is an error snapshot saying so; the thread is left
+    to end on its own."""
+    import pandas as pd
+    import tushare
+    import yfinance
+
+    release = threading.Event()
+
+    def hang(*args: Any, **kwargs: Any) -> Any:
+        release.wait(10)
+        return pd.DataFrame([])
+
+    class Pro:
+        daily = staticmethod(hang)
+
+    class W:
+        wsq = staticmethod(hang)
+
+        def isconnected(self) -> bool:
+            return True
+
+    monkeypatch.setattr(yfinance, "Ticker", hang)
+    monkeypatch.setattr(tushare, "pro_api", lambda token="", timeout=30: Pro())
+    monkeypatch.setenv("TUSHARE_TOKEN", "t")
+    monkeypatch.setitem(sys.modules, "WindPy", types.SimpleNamespace(w=W()))
+
+    async def fetch(provider: Any, code: str) -> Any:
+        try:
+            return await provider.fetch(code)
+        finally:
+            release.set()  # the thread may end now: asyncio.run waits for it
+            release.clear()
+
+    for provider, code in ((YfinanceProvider(timeout_s=0.2), "AAPL"),
+                           (TushareProvider(timeout_s=0.2), "600519.SH"),
+                           (WindProvider(timeout_s=0.2), "600519.SH")):
+        snap = run(fetch(provider, code))
+        assert (snap.status, snap.message) == ("error", "timeout after 0.2 s"), provider.name
+
+
+def test_a_source_call_that_times_out_by_itself_reads_as_a_timeout() -> None:
+    def socket_timeout() -> None:
+        raise TimeoutError("read timed out")
+
+    with pytest.raises(SourceTimeout, match=r"^timeout after 5 s$"):
+        run(call_source(socket_timeout, timeout_s=5))
+    snap = source_failed("p", "X", "q", ValueError("HTTP 404"), market="fx")
+    assert (snap.status, snap.message, snap.market) == ("error", "ValueError: HTTP 404", "fx")

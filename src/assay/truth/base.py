@@ -1,24 +1,26 @@
 """What a ground-truth provider is, and the pieces every provider shares: how it routes an
-item to its instrument, a missing optional package named by its extra, normalised field names,
-snapshots for failures."""
+item to its instrument, a missing optional package named by its extra, its package's blocking
+calls in a thread with a time limit, normalised field names, snapshots for failures."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import importlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from assay.core.errors import ConfigError
 from assay.core.types import TruthSnapshot
 
 from .vocabulary import FIELDS
 
-__all__ = ["FIELDS", "Provider", "Route", "Routing", "clean", "failed", "now", "numeric",
-           "require"]
+__all__ = ["FIELDS", "Provider", "Route", "Routing", "SourceTimeout", "call_source", "clean",
+           "failed", "now", "numeric", "require", "source_failed"]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,31 @@ def require(module: str, extra: str) -> Any:
     except ImportError:
         raise ConfigError(f"the {extra} provider needs the '{module}' package: "
                           f"pip install 'assay-eval[{extra}]'") from None
+
+
+class SourceTimeout(TimeoutError):
+    """A data package's call that outlived its provider's `timeout_s`."""
+
+    def __init__(self, timeout_s: float) -> None:
+        super().__init__(f"timeout after {timeout_s:g} s")
+
+
+async def call_source(read: Callable[..., T], *args: Any, timeout_s: float) -> T:
+    """A data package's blocking call (AKShare, yfinance, Tushare, WindPy) in a worker thread,
+    given `timeout_s` seconds: then `SourceTimeout` (as for a timeout the package itself
+    raises). The thread cannot be stopped; it ends on its own, its result unread."""
+    try:
+        return await asyncio.wait_for(asyncio.to_thread(read, *args), timeout_s)
+    except TimeoutError:
+        raise SourceTimeout(timeout_s) from None
+
+
+def source_failed(provider: str, instrument: str, query: str, exc: Exception, *,
+                  market: str | None = None) -> TruthSnapshot:
+    """The snapshot of a source's failure: a timeout says how long it was given, anything else
+    its type and message."""
+    message = str(exc) if isinstance(exc, SourceTimeout) else f"{type(exc).__name__}: {exc}"
+    return failed(provider, instrument, query, message, market=market)
 
 
 def clean(value: Any) -> Any:

@@ -4,13 +4,12 @@ keeps Wind's own shape, `{"CODE___X": {"RT_LAST": …}}`, as FinSearchComp store
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from assay.core.errors import ConfigError
 from assay.core.types import TruthSnapshot
 
-from .base import failed, now, numeric
+from .base import call_source, now, numeric, source_failed
 from .markets import EAST_MONEY_US, a_share_exchange, hk_code
 from .routing import WIND_ONLY, CodeRouting
 from .vocabulary import TIME, normalise
@@ -70,13 +69,11 @@ class WindProvider:
         query = f'w.wsq("{instrument}","{WSQ_FIELDS}")'
         started = now()
         try:
-            data = await asyncio.wait_for(asyncio.to_thread(self.w.wsq, instrument,
-                                                            WSQ_FIELDS), self.timeout_s)
+            data = await call_source(self.w.wsq, instrument, WSQ_FIELDS,
+                                     timeout_s=self.timeout_s)
             source = parse_wsq(data, instrument)
-        except TimeoutError:
-            return failed(self.name, instrument, query, f"timeout after {self.timeout_s:g} s")
-        except Exception as exc:
-            return failed(self.name, instrument, query, f"{type(exc).__name__}: {exc}")
+        except Exception as exc:  # the source's failure is this snapshot's status
+            return source_failed(self.name, instrument, query, exc)
         clean_source = {k: (numeric(v) if k not in ("RT_DATE", "RT_TIME") else
                             str(int(v)) if isinstance(v, float) else str(v))
                         for k, v in source.items() if v is not None}

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from assay.core.types import TruthSnapshot
 
-from .base import failed, now, numeric, require
+from .base import call_source, failed, now, numeric, require, source_failed
 from .markets import a_share_exchange, hk_code
 from .routing import CodeRouting
 from .vocabulary import normalise
@@ -52,12 +51,9 @@ class YfinanceProvider:
         query = f"yf.Ticker({instrument!r}).fast_info"
         started = now()
         try:
-            source = await asyncio.wait_for(asyncio.to_thread(self._read, instrument),
-                                            self.timeout_s)
-        except TimeoutError:
-            return failed(self.name, instrument, query, f"timeout after {self.timeout_s:g} s")
+            source = await call_source(self._read, instrument, timeout_s=self.timeout_s)
         except Exception as exc:  # the source's failure is this snapshot's status
-            return failed(self.name, instrument, query, f"{type(exc).__name__}: {exc}")
+            return source_failed(self.name, instrument, query, exc)
         fields = normalise(source)
         if not fields:
             return failed(self.name, instrument, query, "yfinance returned no price",

@@ -1,6 +1,6 @@
 """The target types: one registration each. A new kind of target is a module with a
-`build(ctx, *, name, …)` factory and one `TARGETS.register` line here (or in its own module);
-the spec checker, the runner, `assay targets list` and the docs then know it.
+`build(ctx, *, name, …)` factory and one `TARGETS.register` line here; the spec checker, the
+runner, `assay targets list` and the docs then know it (docs/extending.md, worked example).
 
 A registration also carries what the runner needs to know of a type (`meta`, written with
 `target_facts`), so that no runner module lists type names: the OpenInference span kind of its

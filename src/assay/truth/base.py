@@ -35,8 +35,15 @@ class Routing(Protocol):
     class declares its own (`routing`); truth/routing.py has the shapes the built-in ones use
     and finds a provider's through its registration."""
 
-    field: str  # the item field its codes are read from, unless the spec names another
-    needs_market: bool  # its codes alone do not say which table: the item's tags or the spec do
+    @property
+    def field(self) -> str:
+        """The item field its codes are read from, unless the spec names another."""
+        ...
+
+    @property
+    def needs_market(self) -> bool:
+        """Its codes alone do not say which table: the item's tags or the spec's market do."""
+        ...
 
     def route(self, fields: Mapping[str, Any], *, field: str | None = None,
               market: str | None = None) -> Route:
@@ -53,7 +60,12 @@ class Routing(Protocol):
 
 class Provider(Protocol):
     name: str
-    routing: Routing  # a class attribute: an item is routed without building a provider
+
+    @property
+    def routing(self) -> Routing:
+        """How it routes its items: a class attribute, so that an item is routed without
+        building a provider (truth/routing.py, `routing_of`)."""
+        ...
 
     async def fetch(self, instrument: str, market: str | None = None,
                     item: dict[str, Any] | None = None) -> TruthSnapshot:

@@ -28,11 +28,12 @@ class Target(Protocol):
 
 
 class Recorded(Protocol):
-    """A target whose answers were given before the run (recorded answers, an online trace's
-    output) says so with `recorded = True`: nothing is called, so the pipeline times and traces
-    no call for it, and a sample's root span names where its answer came from. One that can
-    also read an answer without waiting has `lookup`, and a score run's samples are then read
-    in one pass, without a coroutine each."""
+    """A target whose answers were recorded before the run. `recorded = True` says so: nothing
+    is called, so the pipeline times and traces no call for it, and a sample's root span names
+    where its answer came from. `lookup` reads an answer without waiting, so a score run's
+    samples are read in one pass, without a coroutine each. A target that only says
+    `recorded = True` (an online trace's output, read through `answer`) gets the first and not
+    the second."""
 
     recorded: bool
 

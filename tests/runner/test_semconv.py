@@ -6,9 +6,12 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
+from openinference.semconv.trace import OpenInferenceSpanKindValues
+
 from assay.core import secrets
 from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
 from assay.runner import semconv, semconv_llm
+from assay.targets.registry import SPAN_KINDS, TARGETS, fact
 
 ITEM = Item("q1", {"prompt": "贵州茅台最新股价"}, "v", 1)
 
@@ -40,6 +43,19 @@ def test_an_error_score_has_a_label_and_no_score() -> None:
     assert "assay.score.judge@m" not in root and root["assay.status.judge@m"] == "error"
     assert root["evaluations.1.evaluation.explanation"] == "boom"
     assert "output.value" not in root  # no answer: nothing invented
+
+
+def test_a_target_span_has_the_kind_its_type_declares() -> None:
+    assert set(SPAN_KINDS) <= {k.value for k in OpenInferenceSpanKindValues}
+    for name in TARGETS.names():
+        a = semconv.target(name, name, ITEM, Answer("x"))
+        assert a["openinference.span.kind"] == fact(name, "span_kind"), name
+    assert semconv.target("model", "m", ITEM, Answer("x"))["openinference.span.kind"] == "LLM"
+    http = semconv.target("http", "agent", ITEM, Answer("x"))
+    assert http["openinference.span.kind"] == "AGENT" and http["agent.name"] == "agent"
+    # a kind no registration names (an online trace's answers are "recorded", one that is)
+    assert semconv.target("unknown", "u", ITEM, Answer("x"))["openinference.span.kind"] == \
+        "CHAIN"
 
 
 def test_texts_are_masked_and_cut() -> None:

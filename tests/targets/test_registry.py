@@ -21,7 +21,7 @@ from assay.models.config import ModelConfig, save_models
 from assay.runner.spec import TARGET_KEYS, load_spec
 from assay.store.db import open_engine
 from assay.targets.build import build_target, rebuild_target
-from assay.targets.registry import TARGETS
+from assay.targets.registry import TARGETS, fact, target_facts
 from assay.targets.spec import TargetSpec
 from tests.cli.test_score_cli import assay
 from tests.conftest import ROOT
@@ -182,6 +182,25 @@ def test_a_new_type_is_one_file_and_one_registration(tmp_path: Path, echo_type: 
     with pytest.raises(ConfigError, match=r"spec.yaml:3: targets\[0\].sufix: not a echo target "
                        r"option \(known: suffix\)"):
         load_spec(spec)
+
+
+def test_each_type_declares_its_span_kind_and_placement() -> None:
+    """What the runner once listed by type name (the span kind in runner/semconv.py, the types
+    the Ray executor moves in runner/ray_executor.py) is each registration's own."""
+    assert {n: fact(n, "span_kind") for n in BUILTIN} == {
+        "model": "LLM", "http": "AGENT", "python": "CHAIN", "command": "CHAIN",
+        "recorded": "CHAIN", "baseline-quote-agent": "AGENT"}
+    assert [n for n in BUILTIN if fact(n, "placement") == "workers"] == [
+        "python", "command", "baseline-quote-agent"]
+    # a type that declares nothing, or no registered type (an online trace's answers), is a
+    # program that stays in the coordinator
+    assert fact("echo", "span_kind") == "CHAIN" and fact("echo", "placement") == "coordinator"
+    listed = {e["name"]: e for e in TARGETS.describe()}
+    assert listed["http"]["span_kind"] == "AGENT" and listed["python"]["placement"] == "workers"
+    with pytest.raises(ConfigError, match="span_kind 'AGNET' is not one of LLM, AGENT"):
+        target_facts(span_kind="AGNET")
+    with pytest.raises(ConfigError, match="placement 'ray' is not one of coordinator"):
+        target_facts(placement="ray")
 
 
 def test_targets_import_nothing_of_the_runner() -> None:

@@ -6,13 +6,15 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import threading
 import types
 from typing import Any
 
 import pytest
 
 from assay.core.errors import ConfigError
-from assay.truth.routing import route
+from assay.truth.base import SourceTimeout, call_source, source_failed
+from assay.truth.routing import route, routing_of
 from assay.truth.tables import SnapshotProvider
 from assay.truth.tushare_provider import TushareProvider
 from assay.truth.wind_provider import WindProvider, parse_wsq
@@ -183,3 +185,116 @@ def test_routing(provider: str, fields: dict[str, Any],
 def test_routing_overrides() -> None:
     r = route("akshare", {"code": "00700"}, field="code", market="hk_stock")
     assert (r.instrument, r.market, r.error) == ("00700", "hk_stock", None)
+
+
+STOCK = "Stock"
+METAL = {"tags": "贵金属"}
+
+
+@pytest.mark.parametrize(("market", "code", "expected"), [
+    # what names.provider_fields wrote per provider before each provider routed its own items
+    ("cn_stock", "600519", {"yfinance": "600519.SS", "wind": "600519.SH", "tushare": "600519.SH"}),
+    ("cn_stock", "000858", {"yfinance": "000858.SZ", "wind": "000858.SZ", "tushare": "000858.SZ"}),
+    ("cn_stock", "830799", {"yfinance": "830799.BJ", "wind": "830799.BJ", "tushare": "830799.BJ"}),
+    ("hk_stock", "00700", {"yfinance": "0700.HK", "wind": "0700.HK", "tushare": None}),
+    ("hk_stock", "09988", {"yfinance": "9988.HK", "wind": "9988.HK", "tushare": None}),
+    ("us_stock", "105.AAPL", {"yfinance": "AAPL", "wind": "AAPL.O", "tushare": None}),
+    ("us_stock", "106.BRK_A", {"yfinance": "BRK-A", "wind": "BRK.A.N", "tushare": None}),
+    ("us_stock", "153.XYZ", {"yfinance": "XYZ", "wind": None, "tushare": None}),
+    ("cn_index", "000300", {"yfinance": None, "wind": None, "tushare": None}),
+    ("fx", "USDCNH", {"yfinance": None, "wind": None, "tushare": None}),
+    ("cn_bond", "CGB10Y", {"yfinance": None, "wind": None, "tushare": None}),
+    ("sge_spot", "Au99.99", {"yfinance": None, "wind": None, "tushare": None}),
+])
+def test_each_provider_spells_the_instruments_of_the_tables(
+        market: str, code: str, expected: dict[str, str | None]) -> None:
+    tags = {"cn_stock": STOCK, "hk_stock": STOCK, "us_stock": STOCK, "cn_index": "Index",
+            "fx": "汇率", "cn_bond": "国债", "sge_spot": "黄金"}[market]
+    for provider in ("akshare", "snapshot"):
+        fields = routing_of(provider).item_fields(market, code)
+        assert fields == {"akshare_ticker": code, "tags": tags}
+        assert route(provider, fields).instrument == code  # routed back to the same row
+    for provider, spelled in expected.items():
+        routing = routing_of(provider)
+        fields = routing.item_fields(market, code)
+        if spelled is None:
+            assert fields is None, provider
+            continue
+        assert fields == {routing.field: spelled, "akshare_ticker": code, "tags": tags}
+        assert list(fields) == [routing.field, "akshare_ticker", "tags"]  # as items record
+        assert route(provider, fields).instrument == spelled
+
+
+def test_instruments_only_a_wind_code_names_go_by_wind_ticker() -> None:
+    for market, code, wind in (("sge_benchmark", "SHAU", "SHAU.SGE"), ("comex", "GC", "GC.CMX")):
+        for provider in ("akshare", "snapshot", "wind"):
+            fields = routing_of(provider).item_fields(market, code)
+            assert fields == {"wind_ticker": wind, **METAL}, provider
+        assert route("akshare", {"wind_ticker": wind, **METAL}).market == market
+        for provider in ("yfinance", "tushare"):
+            assert routing_of(provider).item_fields(market, code) is None
+
+
+def test_a_provider_routes_by_its_class_without_being_built(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tushare's needs a token and Wind's a logged-in terminal to be built; routing an item to
+    either needs neither."""
+    monkeypatch.delenv("TUSHARE_TOKEN", raising=False)
+    monkeypatch.setitem(sys.modules, "WindPy", None)
+    assert route("tushare", {"wind_ticker": "600519.SH"}).instrument == "600519.SH"
+    assert route("wind", {"wind_ticker": "AAPL.O"}).instrument == "AAPL.O"
+    assert routing_of("akshare").needs_market and not routing_of("wind").needs_market
+    with pytest.raises(ConfigError, match="unknown ground-truth provider 'bloomberg'"):
+        route("bloomberg", {})
+
+
+def test_every_source_call_is_bounded_in_its_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """yfinance, Tushare and Wind (and AKShare, test_akshare.py) call their package through one
+    helper: a call that outlives timeout_s is an error snapshot saying so; the thread is left
+    to end on its own."""
+    import pandas as pd
+    import tushare
+    import yfinance
+
+    release = threading.Event()
+
+    def hang(*args: Any, **kwargs: Any) -> Any:
+        release.wait(10)
+        return pd.DataFrame([])
+
+    class Pro:
+        daily = staticmethod(hang)
+
+    class W:
+        wsq = staticmethod(hang)
+
+        def isconnected(self) -> bool:
+            return True
+
+    monkeypatch.setattr(yfinance, "Ticker", hang)
+    monkeypatch.setattr(tushare, "pro_api", lambda token="", timeout=30: Pro())
+    monkeypatch.setenv("TUSHARE_TOKEN", "t")
+    monkeypatch.setitem(sys.modules, "WindPy", types.SimpleNamespace(w=W()))
+
+    async def fetch(provider: Any, code: str) -> Any:
+        try:
+            return await provider.fetch(code)
+        finally:
+            release.set()  # the thread may end now: asyncio.run waits for it
+            release.clear()
+
+    for provider, code in ((YfinanceProvider(timeout_s=0.2), "AAPL"),
+                           (TushareProvider(timeout_s=0.2), "600519.SH"),
+                           (WindProvider(timeout_s=0.2), "600519.SH")):
+        snap = run(fetch(provider, code))
+        assert (snap.status, snap.message) == ("error", "timeout after 0.2 s"), provider.name
+
+
+def test_a_source_call_that_times_out_by_itself_reads_as_a_timeout() -> None:
+    def socket_timeout() -> None:
+        raise TimeoutError("read timed out")
+
+    with pytest.raises(SourceTimeout, match=r"^timeout after 5 s$"):
+        run(call_source(socket_timeout, timeout_s=5))
+    snap = source_failed("p", "X", "q", ValueError("HTTP 404"), market="fx")
+    assert (snap.status, snap.message, snap.market) == ("error", "ValueError: HTTP 404", "fx")

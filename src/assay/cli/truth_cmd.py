@@ -14,14 +14,14 @@ from assay.core.errors import ConfigError
 from assay.core.types import TruthSnapshot
 from assay.truth.base import FIELDS
 from assay.truth.registry import make_provider
-from assay.truth.routing import table_market
+from assay.truth.routing import routing_of, table_market
 
 from .terminal import escape
 
 
 def fetch(*, provider: str, instrument: str, market: str | None, tags: str | None,
           snapshots: Path | None, date: str | None, as_json: bool) -> int:
-    if market is None and provider in ("akshare", "snapshot"):
+    if market is None and routing_of(provider).needs_market:
         market = table_market(instrument, tags or "") if tags else None
         if market is None:
             raise ConfigError(f"give --market for {provider} (cn_stock, hk_stock, us_stock, "

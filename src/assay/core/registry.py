@@ -234,6 +234,11 @@ class Registry(Generic[T]):
                 else f"; known: {', '.join(self.names())}")
         return ConfigError(f"unknown {self.noun} '{name}'{hint}")
 
+    def factory(self, name: str) -> Callable[..., T]:
+        """The entry's factory, imported but not called: for what its class declares (a
+        provider's routing) without building one. Its optional packages are not checked."""
+        return self._load(self.entry(name))
+
     def arguments(self, entry: Entry[T]) -> tuple[Arg, ...] | None:
         """The entry's arguments; None when its factory takes any (**kwargs)."""
         if entry.args is not None:

@@ -84,6 +84,7 @@ class OnlineTarget:
     """The agent's recorded answer, read from the item (the trace's final output)."""
 
     kind = "recorded"
+    recorded = True  # given before the sample: nothing to call or time (targets.base.Recorded)
     name = TARGET
 
     def public(self) -> dict[str, Any]:

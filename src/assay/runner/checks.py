@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from assay.core.errors import ConfigError, DataError
 from assay.core.types import Answer, Item
 from assay.evaluators.base import Evaluator
-from assay.targets.base import Target
+from assay.targets.base import Target, answers_recorded
 
 
 def names_once(evaluators: Sequence[Evaluator]) -> None:
@@ -46,7 +46,7 @@ def check_answers(targets: Sequence[Target], items: Sequence[Item], path: str) -
     notes: list[str] = []
     for t in targets:
         field = getattr(t, "field", None)
-        if t.kind != "recorded" or field is None:
+        if not answers_recorded(t) or field is None:
             continue
         file = getattr(t, "file", None)
         if file is None:

@@ -23,8 +23,7 @@ from assay.evaluators.base import Evaluator
 from assay.evaluators.jury import combine
 from assay.store import repo
 from assay.store.rows import answer_row, recorded_answer_row, result_row, truth_row
-from assay.targets.base import Target
-from assay.targets.recorded import RecordedTarget
+from assay.targets.base import Target, answers_recorded, recorded_lookup
 from assay.truth.capture import Capture
 
 from . import semconv, semconv_llm
@@ -103,12 +102,12 @@ class SamplePipeline:
         stamp = self._now()  # the chunk's samples are done within milliseconds of each other
         for work in works:
             target = work.target
-            if (quick is None or work.prior is not None or work.done
-                    or not isinstance(target, RecordedTarget)):
+            lookup = recorded_lookup(target)
+            if quick is None or lookup is None or work.prior is not None or work.done:
                 await self._sample(work)
                 continue
             item = work.item
-            answer = target.lookup(item)
+            answer = lookup(item)
             if answer.error is not None:  # traced like a failed target call
                 await self._sample(work, answer)
                 continue
@@ -139,7 +138,7 @@ class SamplePipeline:
             fetching = asyncio.create_task(self._fetch(item))
         # Recorded answers judged against the items' own truth: nothing was called or
         # fetched, so there is no duration to trace; the root span says where both came from.
-        lean = target.kind == "recorded" and self.capture is None
+        lean = answers_recorded(target) and self.capture is None
         if prior is None:
             try:
                 answer = called if called is not None else await self._call(target, item)

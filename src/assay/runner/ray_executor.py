@@ -1,14 +1,15 @@
 """`executor: ray`: the heavy, local parts of a run on a Ray cluster; everything else as before.
 
-What moves: Python, command and baseline targets, and code evaluators (deterministic, built
-without the run's context: `finance-rubric`). Each Ray worker is an async actor
-(`ray_worker.Worker`) that rebuilds them once, from the same registry build records the manifest
-keeps, and then answers batches of calls (`ray_pool`: batching, and sending a lost worker's
-batches again). What stays in the coordinator's event loop: model and HTTP targets, recorded
-answers, LLM judges and hybrids (they wait on the network, which one loop does well), the ground
-truth, the traces and every write to the store — so resume, retry, replay and traces work
-unchanged. Here: which parts move, their remote twins that the pipeline sees, and the cluster
-connection and actors of one run.
+What moves: the targets whose type's registration places them on the workers (their work is
+local computation: Python, command and baseline targets; `placement` in targets/registry.py),
+and code evaluators (deterministic, built without the run's context: `finance-rubric`). Each Ray
+worker is an async actor (`ray_worker.Worker`) that rebuilds them once, from the same registry
+build records the manifest keeps, and then answers batches of calls (`ray_pool`: batching, and
+sending a lost worker's batches again). What stays in the coordinator's event loop: model and
+HTTP targets, recorded answers, LLM judges and hybrids (they wait on the network, which one loop
+does well), the ground truth, the traces and every write to the store — so resume, retry,
+replay and traces work unchanged. Here: which parts move, their remote twins that the pipeline
+sees, and the cluster connection and actors of one run.
 
 Ray is imported only here and in `ray_pool` (its exception types), and these modules only when
 a spec asks for it."""
@@ -29,13 +30,11 @@ from assay.core.types import Answer, Item, Score, Step, TruthSnapshot
 from assay.evaluators.base import Evaluator
 from assay.evaluators.registry import EVALUATORS
 from assay.targets.base import Target
+from assay.targets.registry import TARGETS, fact
 
 from .executor_spec import ExecutorSpec
 from .ray_pool import MAX_BATCH, Batcher, Pool
 from .ray_worker import Worker
-
-# Target types whose work is local computation; the others wait on a network or read a file.
-MOVED_TARGETS = ("python", "command", "baseline-quote-agent")
 
 
 def import_ray() -> Any:
@@ -108,8 +107,12 @@ class RemoteEvaluator(BoundedElsewhere):
 
 
 def movable_target(target: Target) -> Built | None:
+    """The build record of a target whose type's registration lets it go to the workers (its
+    work is local computation: targets/registry.py); None if it stays in the coordinator."""
     record = built_from(target)
-    return record if record is not None and record.name in MOVED_TARGETS else None
+    if record is None or record.registry != TARGETS.name:
+        return None
+    return record if fact(record.name, "placement") == "workers" else None
 
 
 def movable_evaluator(ev: Evaluator, place: str = "workers",

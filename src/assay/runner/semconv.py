@@ -29,6 +29,7 @@ from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as ge
 
 from assay.core import secrets
 from assay.core.types import Answer, Item, Score, TruthSnapshot
+from assay.targets.registry import fact
 
 TEXT_LIMIT = 8000
 REASON_LIMIT = 1000
@@ -44,10 +45,6 @@ TEXT = OpenInferenceMimeTypeValues.TEXT.value
 JSON = OpenInferenceMimeTypeValues.JSON.value
 CHAT = gen_ai.GenAiOperationNameValues.CHAT.value
 
-# What kind of work each target kind is, for viewers: a model target is one model request;
-# the others are agents or programs that answer by their own means.
-TARGET_KINDS = {"model": LLM, "http": AGENT, "python": CHAIN, "command": CHAIN,
-                "recorded": CHAIN, "baseline-quote-agent": AGENT}
 # The item fields a question is read from, in order (as the UI and the report do).
 QUESTION_FIELDS = ("prompt", "question", "input")
 
@@ -118,10 +115,11 @@ def root(item: Item, answer: Answer | None, scores: list[Score]) -> dict[str, An
 
 
 def target(kind: str, name: str, item: Item, answer: Answer) -> dict[str, Any]:
-    """The target call: LLM for a model target (its requests are the child spans that carry
-    the token counts, so a viewer summing a trace counts them once), AGENT for an HTTP agent,
-    CHAIN for a program."""
-    oi = TARGET_KINDS.get(kind, CHAIN)
+    """The target call, of the span kind its type's registration declares
+    (targets/registry.py): LLM for a model target (its requests are the child spans that carry
+    the token counts, so a viewer summing a trace counts them once), AGENT for an agent, CHAIN
+    for a program."""
+    oi = fact(kind, "span_kind")
     attrs: dict[str, Any] = {KIND: oi}
     request = answer.extras.get("request")  # an HTTP agent's request body, as sent
     messages = answer.extras.get("messages")

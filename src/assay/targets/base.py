@@ -27,6 +27,35 @@ class Target(Protocol):
     async def close(self) -> None: ...
 
 
+class Recorded(Protocol):
+    """A target whose answers were recorded before the run. `recorded = True` says so: nothing
+    is called, so the pipeline times and traces no call for it, and a sample's root span names
+    where its answer came from. `lookup` reads an answer without waiting, so a score run's
+    samples are read in one pass, without a coroutine each. A target that only says
+    `recorded = True` (an online trace's output, read through `answer`) gets the first and not
+    the second."""
+
+    recorded: bool
+
+    def lookup(self, item: Item) -> Answer:
+        """The recorded answer; a missing one is `Answer(text=None, error=…)`."""
+        ...
+
+
+def answers_recorded(target: object) -> bool:
+    """Whether `target` says its answers were given before the run (`Recorded`)."""
+    return getattr(target, "recorded", False) is True
+
+
+def recorded_lookup(target: object) -> Callable[[Item], Answer] | None:
+    """A recorded target's `lookup`; None for a target that is called, and for a recorded one
+    that reads its answers only through `answer`."""
+    if getattr(target, "recorded", False) is not True:
+        return None
+    lookup: Callable[[Item], Answer] | None = getattr(target, "lookup", None)
+    return lookup
+
+
 @dataclass(frozen=True)
 class TargetContext:
     """What a run lends its targets and a manifest does not hold: the model client of a name

@@ -15,6 +15,7 @@ from .base import TargetContext
 
 class RecordedTarget:
     kind = "recorded"
+    recorded = True  # read, never called (base.Recorded)
 
     def __init__(self, name: str, *, field: str = "response", file: Path | None = None) -> None:
         self.name = name

@@ -21,7 +21,7 @@ from assay.core.types import Item, TruthSnapshot
 
 from .base import Provider, failed
 from .registry import make_provider
-from .routing import route
+from .routing import routing_of
 
 
 @dataclass
@@ -75,6 +75,7 @@ class Capture:
             options["cache_s"] = min(float(options.get("cache_s", 30.0)), cfg.window_s)
         self.provider: Provider = make_provider(
             cfg.provider, snapshots=cfg.snapshots, date=cfg.date, **options)
+        self.routing = routing_of(cfg.provider)  # the provider's own (truth/routing.py)
         # questions that name their instrument (assay watch) are resolved against these same
         # tables: one fetch per window serves the names and the truth (imported here, so that
         # `import assay.truth.capture` stays light for commands that never fetch)
@@ -89,8 +90,7 @@ class Capture:
         return settled_snapshot(await self._fetch(item))
 
     async def _fetch(self, item: Item) -> TruthSnapshot:
-        r = route(self.cfg.provider, item.fields, field=self.cfg.code_field,
-                  market=self.cfg.market)
+        r = self.routing.route(item.fields, field=self.cfg.code_field, market=self.cfg.market)
         if r.error is not None:
             resolution = item.fields.get("instrument_resolution")
             why = resolution.get("message") if isinstance(resolution, dict) and \

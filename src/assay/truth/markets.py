@@ -72,3 +72,73 @@ def table_code(market: str, instrument: str) -> str:
     if market == "cny_onshore":
         return code.upper().replace("USDCNY", "USD/CNY") if "/" not in code else code.upper()
     return code.upper() if market in ("fx", "h_index", "global_idx") else code
+
+
+# --- which stock market a code is listed on -----------------------------------------------
+
+STOCK_MARKETS = ("cn_stock", "hk_stock", "us_stock")
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """Where a stock code says it is listed, from its form alone."""
+
+    market: str  # cn_stock, hk_stock or us_stock: the market table that lists it
+    # A-shares: SH, SZ or BJ (the written suffix, else from the leading digits); HK; US: O, N
+    # or A (Wind's letters for NASDAQ, NYSE, NYSE American) when the code says, else ""
+    exchange: str
+    table: bool  # written as the market's table writes it (600519, 00700, 105.AAPL)
+
+
+# As the market tables write codes: what an item's akshare_ticker holds.
+_CN_TABLE_CODE = re.compile(r"\d{6}")
+_HK_TABLE_CODE = re.compile(r"\d{5}")
+_US_TABLE_CODE = re.compile(r"(\d{3})\.[A-Za-z][A-Za-z0-9._-]*")
+# As people and the other sources write them, read in upper case with Wind's ___ for ".":
+# 600519.SH, 0700.HK, 700.HK, AAPL.O, 106.PM.USA. (600519.SS, Yahoo's, is none of these.)
+_CN_WRITTEN = re.compile(r"\d{6}(?:\.(SH|SZ|BJ))?")
+_HK_WRITTEN = re.compile(r"\d{4,5}(?:\.HK)?")
+_US_WRITTEN = re.compile(r"(\d{3})\.[A-Z][A-Z0-9._-]*|[A-Z][A-Z0-9-]*\.(O|N|A|OQ|US)")
+# East Money's prefix of a US code → Wind's letter of its exchange (NASDAQ, NYSE, NYSE American)
+EAST_MONEY_US = {"105": "O", "106": "N", "107": "A"}
+_US_SUFFIX = {"O": "O", "OQ": "O", "N": "N", "A": "A", "US": ""}
+
+
+def a_share_exchange(code: str) -> str:
+    """The exchange of a six-digit A-share code, from its leading digits."""
+    if code.startswith(("6", "900")):
+        return "SH"
+    if code.startswith(("4", "8", "92")):
+        return "BJ"
+    return "SZ"
+
+
+def listing(code: str) -> Listing | None:
+    """The stock market `code` is listed on, from its form: the tables' own codes (600519,
+    00700, 105.AAPL) and the usual spellings (600519.SH, 0700.HK, AAPL.O, 106.PM.USA); None for
+    anything else (an index, a pair, a bare ticker like AAPL: its form does not say). The one
+    reading of a code's market, for routing (`truth.routing.table_market`), the names
+    (`truth.names`, `truth.name_index`) and the rubric (`evaluators.rubric.instruments`)."""
+    if _CN_TABLE_CODE.fullmatch(code):
+        return Listing("cn_stock", a_share_exchange(code), True)
+    if _HK_TABLE_CODE.fullmatch(code):
+        return Listing("hk_stock", "HK", True)
+    m = _US_TABLE_CODE.fullmatch(code)
+    if m:
+        return Listing("us_stock", EAST_MONEY_US.get(m.group(1), ""), True)
+    written = code.upper().replace("___", ".")
+    m = _CN_WRITTEN.fullmatch(written)
+    if m:
+        return Listing("cn_stock", m.group(1) or a_share_exchange(written), False)
+    if _HK_WRITTEN.fullmatch(written):
+        return Listing("hk_stock", "HK", False)
+    m = _US_WRITTEN.fullmatch(written)
+    if m:
+        exchange = EAST_MONEY_US.get(m.group(1), "") if m.group(1) else _US_SUFFIX[m.group(2)]
+        return Listing("us_stock", exchange, False)
+    return None
+
+
+def hk_code(code: str) -> str:
+    """A Hong Kong table code as Wind and Yahoo write it: 00700 → 0700.HK."""
+    return f"{code[1:] if code.startswith('0') else code}.HK"

@@ -11,10 +11,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .markets import INDEX_MARKETS
+from .markets import INDEX_MARKETS, listing
 from .vocabulary import CURRENCY_CODES, code_core
-
-STOCK_MARKETS = ("cn_stock", "hk_stock", "us_stock")
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +222,7 @@ class NameIndex:
         上证指数); the exchange written beside it tells them apart."""
         out = []
         stock = self.codes.get("cn_stock", {}).get(code)
-        if stock is not None and (not exchange or _exchange_of_stock(code) == exchange):
+        if stock is not None and (not exchange or _a_share(code) == exchange):
             out.append(stock)
         index = self.codes.get("cn_index", {}).get(code) or \
             self.codes.get("global_idx", {}).get(code)
@@ -239,12 +237,10 @@ def fingerprint(tables: Mapping[str, Iterable[Mapping[str, Any]]], keys: Mapping
                       for market, rows in tables.items()))
 
 
-def _exchange_of_stock(code: str) -> str:
-    if code.startswith(("6", "900")):
-        return "SH"
-    if code.startswith(("4", "8", "92")):
-        return "BJ"
-    return "SZ"
+def _a_share(code: str) -> str | None:
+    """The exchange of a six-digit code read as an A-share's (`markets.listing`)."""
+    found = listing(code)
+    return found.exchange if found is not None else None
 
 
 def _exchange_of_index(code: str) -> str:

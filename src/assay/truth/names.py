@@ -12,8 +12,10 @@ import time
 import unicodedata
 from dataclasses import dataclass, field
 
-from .markets import INDEX_MARKETS, MARKETS
-from .name_index import STOCK_MARKETS, Hit, Instrument, NameIndex, fingerprint
+from .markets import INDEX_MARKETS, MARKETS, STOCK_MARKETS
+from .name_index import Hit, Instrument, NameIndex, fingerprint
+from .registry import PROVIDERS
+from .routing import routing_of
 from .tables import AkshareProvider, Table, TableProvider
 from .vocabulary import (
     COMEX_GOLD,
@@ -288,47 +290,12 @@ def _pair(a: str, b: str, m: re.Match[str], folded: str, index: NameIndex,
 
 # --- fields for the provider ----------------------------------------------------------------
 
-_TAGS = {"cn_stock": "Stock", "hk_stock": "Stock", "us_stock": "Stock", "cn_index": "Index",
-         "h_index": "Index", "global_idx": "Index", "fx": "汇率", "cny_onshore": "汇率",
-         "cn_bond": "国债", "sge_spot": "黄金"}
-_WIND_ONLY = {"sge_benchmark": "SHAU.SGE", "comex": "GC.CMX"}
-_US_EXCHANGE = {"105": "O", "106": "N", "107": "A"}
-
 
 def provider_fields(inst: Instrument, provider: str) -> dict[str, str] | None:
-    """The item fields `truth.routing.route` sends to this instrument for `provider`, or None
-    when the provider has no code for it. AKShare codes are the tables' own; Wind, Tushare
-    and Yahoo spellings are derived for stocks only, where the rule is fixed."""
-    if inst.market in _WIND_ONLY:
-        return {"wind_ticker": _WIND_ONLY[inst.market], "tags": "贵金属"} \
-            if provider in ("akshare", "snapshot", "wind") else None
-    if provider in ("akshare", "snapshot"):
-        return {"akshare_ticker": inst.code, "tags": _TAGS[inst.market]}
-    code = _stock_code(inst, provider)
-    if code is None:
-        return None
-    name = "yfinance_ticker" if provider == "yfinance" else "wind_ticker"
-    return {name: code, "akshare_ticker": inst.code, "tags": _TAGS[inst.market]}
-
-
-def _stock_code(inst: Instrument, provider: str) -> str | None:
-    if inst.market == "cn_stock":
-        exchange = "SH" if inst.code.startswith(("6", "900")) else \
-            "BJ" if inst.code.startswith(("4", "8", "92")) else "SZ"
-        if provider == "yfinance":
-            return f"{inst.code}.{'SS' if exchange == 'SH' else exchange}"
-        return f"{inst.code}.{exchange}"
-    if provider == "tushare":
-        return None  # Tushare's provider serves A-shares only
-    if inst.market == "hk_stock":
-        return f"{inst.code[1:] if inst.code.startswith('0') else inst.code}.HK"
-    if inst.market == "us_stock":
-        prefix, _, ticker = inst.code.partition(".")
-        if provider == "yfinance":
-            return ticker.replace("_", "-")
-        suffix = _US_EXCHANGE.get(prefix)
-        return f"{ticker.replace('_', '.')}.{suffix}" if suffix else None
-    return None
+    """The item fields the provider's own routing reads back as this instrument, or None when
+    the provider has no code for it (truth/routing.py: AKShare codes are the tables' own; Wind,
+    Tushare and Yahoo spell stocks, where the rule is fixed)."""
+    return routing_of(provider).item_fields(inst.market, inst.code)
 
 
 # --- the shared resolvers -------------------------------------------------------------------
@@ -353,11 +320,12 @@ def use_tables(provider: str, tables: TableProvider, *,
 def resolver_for(provider: str) -> Resolver | None:
     """The resolver for a provider: the tables given with `use_tables` (a `Capture` gives its
     own provider's), else AKShare's (the only tables with instrument names; Wind, Tushare and
-    Yahoo have none). None for recorded tables nobody gave."""
+    Yahoo have none). None for a recorded provider's tables nobody gave (its registration's
+    kind: a live fallback would resolve against other days' names)."""
     found = _RESOLVERS.get(provider)
     if found is not None:
         return found
-    if provider == "snapshot":
+    if provider in PROVIDERS and PROVIDERS.entry(provider).kind == "recorded":
         return None
     return _RESOLVERS.get("akshare") or use_tables("akshare", AkshareProvider())
 

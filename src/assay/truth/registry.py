@@ -38,7 +38,7 @@ PROVIDERS.register(
     summary="Wind real-time quotes (w.wsq), with a logged-in Wind terminal",
     args=(LIVE[2],))
 PROVIDERS.register(
-    "snapshot", "assay.truth.tables:snapshot_provider", kind="recorded",
+    "snapshot", "assay.truth.tables:SnapshotProvider", kind="recorded",
     summary="recorded market tables ({market}_{YYYYMMDDTHHMMSSZ}.csv), offline",
     args=(Arg("snapshots", True, "the folder of recorded tables"),
           Arg("date", help="the tables of this day (YYYY-MM-DD); default the newest")))

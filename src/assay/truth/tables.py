@@ -16,8 +16,9 @@ from typing import Any
 
 from assay.core.types import TruthSnapshot
 
-from .base import clean, failed, now, numeric, require
+from .base import call_source, clean, failed, now, numeric, require, source_failed
 from .markets import INDEX_MARKETS, MARKETS, Market, bond_tenor, table_code
+from .routing import TableRouting
 from .vocabulary import Hints, normalise, snapshot_from_payload
 
 Rows = list[dict[str, Any]]
@@ -88,6 +89,7 @@ class TableProvider:
     """Shared by AKShare and snapshot tables: resolve the market, load its table, look up."""
 
     name = "tables"
+    routing = TableRouting()
 
     async def table(self, market: Market, instrument: str = "") -> Table:
         raise NotImplementedError
@@ -103,13 +105,9 @@ class TableProvider:
         for name in markets:
             try:
                 table = await self.table(MARKETS[name], instrument)
-            except TimeoutError:
-                last = failed(self.name, instrument, MARKETS[name].query(),
-                              f"timeout after {getattr(self, 'timeout_s', 0):g} s", market=name)
-                continue
             except Exception as exc:  # the source's failure is this snapshot's status
-                last = failed(self.name, instrument, MARKETS[name].query(),
-                              f"{type(exc).__name__}: {exc}", market=name)
+                last = source_failed(self.name, instrument, MARKETS[name].query(), exc,
+                                     market=name)
                 continue
             snap = lookup(self.name, table, instrument)
             if snap.status != "error":
@@ -185,8 +183,7 @@ class AkshareProvider(TableProvider):
             self.calls += 1
             started = now()
             kwargs = self.arguments(market, instrument)
-            rows = await asyncio.wait_for(asyncio.to_thread(self._call, market, kwargs),
-                                          self.timeout_s)
+            rows = await call_source(self._call, market, kwargs, timeout_s=self.timeout_s)
             args = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
             table = Table(market, rows, f"ak.{market.function}({args})", started)
             self._tables[slot] = (time.monotonic(), table)
@@ -203,8 +200,8 @@ class SnapshotProvider(TableProvider):
 
     name = "snapshot"
 
-    def __init__(self, folder: str | Path, date: str | None = None) -> None:
-        self.folder = Path(folder)
+    def __init__(self, snapshots: str | Path, date: str | None = None) -> None:
+        self.folder = Path(snapshots)
         if not self.folder.is_dir():
             from assay.core.errors import ConfigError
 
@@ -262,8 +259,3 @@ def _item_time(value: Any) -> datetime:
             except ValueError:
                 continue
     return now()
-
-
-def snapshot_provider(*, snapshots: str | Path, date: str | None = None) -> SnapshotProvider:
-    """The registered `snapshot` provider: its options named as a spec and the CLI name them."""
-    return SnapshotProvider(Path(snapshots), date)

@@ -3,20 +3,37 @@ from an environment variable (default TUSHARE_TOKEN) at call time and never stor
 
 from __future__ import annotations
 
-import asyncio
 import os
+import re
 from typing import Any
 
 from assay.core import secrets
 from assay.core.errors import ConfigError
 from assay.core.types import TruthSnapshot
 
-from .base import clean, failed, now, require
+from .base import call_source, clean, failed, now, require, source_failed
+from .markets import a_share_exchange
+from .routing import CodeRouting
 from .vocabulary import normalise
+
+_TS_CODE = re.compile(r"^\d{6}\.(SH|SZ|BJ)$")
+
+
+def tushare_code(market: str, code: str) -> str | None:
+    """An A-share of the tables as Tushare writes it (600519.SH); its provider serves no
+    other market."""
+    return f"{code}.{a_share_exchange(code)}" if market == "cn_stock" else None
+
+
+def refused(code: str) -> str | None:
+    if _TS_CODE.match(code):
+        return None
+    return f"{code!r} is not a Tushare A-share code (like 600519.SH)"
 
 
 class TushareProvider:
     name = "tushare"
+    routing = CodeRouting("wind_ticker", tushare_code, refused)
 
     def __init__(self, *, token_env: str = "TUSHARE_TOKEN", timeout_s: float = 30.0) -> None:
         self.token_env = token_env
@@ -38,12 +55,9 @@ class TushareProvider:
         query = f"pro.daily(ts_code={instrument!r})"
         started = now()
         try:
-            rows = await asyncio.wait_for(asyncio.to_thread(self._read, instrument),
-                                          self.timeout_s)
-        except TimeoutError:
-            return failed(self.name, instrument, query, f"timeout after {self.timeout_s:g} s")
-        except Exception as exc:
-            return failed(self.name, instrument, query, f"{type(exc).__name__}: {exc}")
+            rows = await call_source(self._read, instrument, timeout_s=self.timeout_s)
+        except Exception as exc:  # the source's failure is this snapshot's status
+            return source_failed(self.name, instrument, query, exc)
         if not rows:
             return failed(self.name, instrument, query, "tushare returned no rows",
                           status="empty")

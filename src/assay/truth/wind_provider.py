@@ -4,13 +4,14 @@ keeps Wind's own shape, `{"CODE___X": {"RT_LAST": …}}`, as FinSearchComp store
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from assay.core.errors import ConfigError
 from assay.core.types import TruthSnapshot
 
-from .base import failed, now, numeric
+from .base import call_source, now, numeric, source_failed
+from .markets import EAST_MONEY_US, a_share_exchange, hk_code
+from .routing import WIND_ONLY, CodeRouting
 from .vocabulary import TIME, normalise
 
 WSQ_FIELDS = "rt_date,rt_time,rt_last,rt_open,rt_high,rt_low,rt_pre_close,rt_chg,rt_pct_chg"
@@ -29,8 +30,26 @@ def parse_wsq(data: Any, code: str) -> dict[str, Any]:
     return {f: values[i][col] for i, f in enumerate(fields) if i < len(values)}
 
 
+def wind_code(market: str, code: str) -> str | None:
+    """An instrument of the tables as Wind writes it: 600519.SH, 0700.HK, AAPL.O, BRK.A.N, and
+    the SGE benchmark and COMEX gold (SHAU.SGE, GC.CMX); stocks only otherwise, where the rule
+    is fixed."""
+    if market in WIND_ONLY:
+        return WIND_ONLY[market]
+    if market == "cn_stock":
+        return f"{code}.{a_share_exchange(code)}"
+    if market == "hk_stock":
+        return hk_code(code)
+    if market == "us_stock":
+        prefix, _, ticker = code.partition(".")
+        suffix = EAST_MONEY_US.get(prefix)
+        return f"{ticker.replace('_', '.')}.{suffix}" if suffix else None
+    return None
+
+
 class WindProvider:
     name = "wind"
+    routing = CodeRouting("wind_ticker", wind_code)
 
     def __init__(self, *, timeout_s: float = 30.0) -> None:
         self.timeout_s = timeout_s
@@ -50,13 +69,11 @@ class WindProvider:
         query = f'w.wsq("{instrument}","{WSQ_FIELDS}")'
         started = now()
         try:
-            data = await asyncio.wait_for(asyncio.to_thread(self.w.wsq, instrument,
-                                                            WSQ_FIELDS), self.timeout_s)
+            data = await call_source(self.w.wsq, instrument, WSQ_FIELDS,
+                                     timeout_s=self.timeout_s)
             source = parse_wsq(data, instrument)
-        except TimeoutError:
-            return failed(self.name, instrument, query, f"timeout after {self.timeout_s:g} s")
-        except Exception as exc:
-            return failed(self.name, instrument, query, f"{type(exc).__name__}: {exc}")
+        except Exception as exc:  # the source's failure is this snapshot's status
+            return source_failed(self.name, instrument, query, exc)
         clean_source = {k: (numeric(v) if k not in ("RT_DATE", "RT_TIME") else
                             str(int(v)) if isinstance(v, float) else str(v))
                         for k, v in source.items() if v is not None}

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
+from assay.truth.markets import listing
 from assay.truth.vocabulary import code_core
 
 from .words import alternation
@@ -372,14 +373,13 @@ def _listing(tickers: tuple[str, ...], truth_code: str, text: str) -> str:
         if key in ("A", "H", "US", "B") and word in text:
             return key
     for t in (*tickers, truth_code):
-        u = t.upper().replace("___", ".")
-        if re.fullmatch(r"\d{6}(\.(SH|SZ|BJ))?", u):
-            return "A"
-        if re.fullmatch(r"\d{4,5}(\.HK)?", u):
-            return "H"
-        if re.fullmatch(r"\d{3}\.[A-Z][A-Z0-9._-]*|[A-Z][A-Z0-9-]*\.(O|N|A|OQ|US)", u):
-            return "US"
+        found = listing(t)
+        if found is not None:
+            return _LISTING_OF[found.market]
     return ""
+
+
+_LISTING_OF: Final[dict[str, str]] = {"cn_stock": "A", "hk_stock": "H", "us_stock": "US"}
 
 
 def _kind(ids: set[str], tags: str, listing: str) -> str:

@@ -57,6 +57,11 @@ def line(text: str) -> str:
     ("legz: [{to: a}]\n", "trip.yaml:1: legz: unknown key (known: leg, legs, note)"),
     # the spelling used is the one named; a rule of one's own, at the keys it gives
     ("leg:\n  - to: a\n  - to: moon\n", "trip.yaml:3: leg[1].to: is too far"),
+    # a key YAML reads as no text (`on:` is true), at the mapping that holds it
+    ("legs:\n  - to: a\n    on: 1\n", "trip.yaml:2: legs[0]: a key read as True, not as text "
+     "(YAML reads an unquoted on, off, yes, no or number so): quote it"),
+    ("legs:\n  - to: a\n    stops: {no: 1}\n", "trip.yaml:3: legs[0].stops: a key read as "
+     "False, not as text (YAML reads an unquoted on, off, yes, no or number so): quote it"),
 ])
 def test_errors_read_as_one_line(text: str, message: str) -> None:
     assert line(text) == message

@@ -84,10 +84,11 @@ def spec_error(exc: ValidationError, model: type[BaseModel], path: Path,
 
 
 def first_error(exc: ValidationError) -> ErrorDetails:
-    """The error to show: an unknown key before the rest (a misspelt key also makes the key it
-    meant missing, and the unknown one says both), else the first, in the fields' order."""
+    """The error to show: an unknown (or non-text) key before the rest (a misspelt key also
+    makes the key it meant missing, and the unknown one says both), else the first, in the
+    fields' order."""
     errors = exc.errors(include_url=False)
-    return min(errors, key=lambda e: e["type"] != "extra_forbidden")
+    return min(errors, key=lambda e: e["type"] not in ("extra_forbidden", "invalid_key"))
 
 
 def explain(error: ErrorDetails, model: type[BaseModel]) -> tuple[Keys, str]:
@@ -101,6 +102,10 @@ def explain(error: ErrorDetails, model: type[BaseModel]) -> tuple[Keys, str]:
         return keys[:-1], f"missing '{keys[-1]}'{hint}"
     if kind == "extra_forbidden":
         return keys, f"unknown key (known: {', '.join(known_keys(owner))})"
+    if kind == "invalid_key" or error["loc"][-1:] == ("[key]",):  # `on:` is YAML's true
+        keys = _walk(error["loc"][:-1], model)[0] if kind == "invalid_key" else keys
+        return keys, (f"a key read as {error['input']!r}, not as text (YAML reads an unquoted "
+                      "on, off, yes, no or number so): quote it")
     if kind == "value_error":  # a validator's ValueError (an AssayError is none)
         return keys, str(ctx.get("error", error["msg"]))
     if field is not None and field.description:

@@ -260,13 +260,6 @@ class Budget(SpecModel):
     usd: Annotated[float, number("US dollars", above=True)] = Field(
         description="an amount in US dollars")
 
-    @model_validator(mode="before")
-    @classmethod
-    def _shape(cls, budget: Any) -> Any:
-        if not isinstance(budget, dict):
-            raise problem("must be a mapping {usd: AMOUNT}")
-        return budget
-
 
 class RunSpecModel(CommonSettings):
     """A whole experiment spec, validated with `context={"base": THE_SPEC'S_FOLDER}`."""
@@ -293,7 +286,7 @@ class RunSpecModel(CommonSettings):
     commit: Literal["group", "batch"] = Field("group", description="one of group, batch")
     executor: ExecutorSection | None = Field(
         None, description="local, ray or a mapping with 'type'")
-    budget: Budget | None = None
+    budget: Budget | None = Field(None, description="a mapping {usd: AMOUNT}")
 
     @model_validator(mode="before")
     @classmethod

@@ -141,7 +141,7 @@ class WatchSpecModel(CommonSettings):
     sample: Annotated[float, BeforeValidator(_fraction)] = 1.0
     seed: StrictInt = Field(0, description="a whole number")
     filter: Annotated[dict[str, Any], empty_if_none(dict)] = Field(
-        default_factory=dict, description="a mapping of attribute: value (or list of values)")
+        {}, description="a mapping of attribute: value (or list of values)")
     evaluators: list[EvaluatorEntry] = Field(
         min_length=1, description="a non-empty list of evaluator names or mappings")
     rubric: Rubric | None = None

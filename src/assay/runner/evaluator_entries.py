@@ -50,7 +50,7 @@ class EvaluatorEntry(SpecModel):
     python: str | None = Field(None, description="FILE.py:FUNCTION")
     model: str | None = None
     mapping: Annotated[dict[str, str], empty_if_none(dict)] = Field(
-        default_factory=dict, description="a mapping of VARIABLE: FIELD")
+        {}, description="a mapping of VARIABLE: FIELD")
     args: dict[str, Any] | None = Field(None, description="a mapping of NAME: VALUE")
     label: Any = None
     _spec: EvaluatorSpec = PrivateAttr()

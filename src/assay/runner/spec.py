@@ -126,7 +126,7 @@ class CommonSettings(SpecModel):
 
     ground_truth: Annotated[str, BeforeValidator(_ground_truth)] = "stored"
     truth: Annotated[TruthSection, empty_if_none(dict)] = Field(
-        default_factory=TruthSection,
+        TruthSection(),
         description="a mapping (provider, field, market, window_s …)")
     jury: Annotated[str | None, BeforeValidator(_jury)] = None
     judge_model: str | None = None  # the model for judges named without @MODEL
@@ -166,10 +166,10 @@ class DatasetSection(SpecModel):
     name: str | None = None
     version: str | None = None  # of a named dataset; a number, or latest
     fields: Annotated[dict[str, str], empty_if_none(dict)] = Field(
-        default_factory=dict, description="a mapping of NAME: COLUMN")
+        {}, description="a mapping of NAME: COLUMN")
     id_field: str | None = None
     filter: Annotated[dict[str, Any], empty_if_none(dict)] = Field(
-        default_factory=dict, description="a mapping of field: value (or list of values)")
+        {}, description="a mapping of field: value (or list of values)")
     limit: StrictInt | None = Field(None, ge=1, description="a positive whole number")
     sample: StrictInt | None = Field(None, ge=1, description="a positive whole number")
     seed: StrictInt = Field(0, ge=0, description="a whole number ≥ 0")
@@ -278,8 +278,7 @@ class RunSpecModel(CommonSettings):
     repeats: StrictInt = Field(1, ge=1, le=MAX_REPEATS,
                                description=f"a whole number ≥ 1 and ≤ {MAX_REPEATS:,}")
     timeout_s: Annotated[float, number("seconds", above=True)] | None = None
-    tags: Annotated[list[str], empty_if_none(list)] = Field(default_factory=list,
-                                                            description="a list")
+    tags: Annotated[list[str], empty_if_none(list)] = Field([], description="a list")
     group_by: str = "label"
     seed: Any = None
     otlp: str | None = None

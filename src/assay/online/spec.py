@@ -14,7 +14,8 @@
     concurrency: auto                # samples evaluated at once
     timeout_s: 10                    # seconds a python: check may take on one trace (60)
 
-Every mistake is one line naming the file, the line and the field."""
+Its sections are pydantic models (the shared keys are run specs' `CommonSettings`); every
+mistake is one line naming the file, the line and the field (core/specmodel.py)."""
 
 from __future__ import annotations
 

@@ -13,7 +13,9 @@
     tags: [nightly]
     budget: {usd: 5.00}
 
-Every mistake is one line naming the file, the line (YAML) and the field."""
+Each section is a pydantic model that builds the dataclasses the runner reads (ExperimentSpec,
+DatasetSpec …); every mistake is one line naming the file, the line (YAML) and the field
+(core/specmodel.py)."""
 
 from __future__ import annotations
 

@@ -14,24 +14,30 @@
     concurrency: auto                # samples evaluated at once
     timeout_s: 10                    # seconds a python: check may take on one trace (60)
 
-Every mistake is one line naming the file, the line and the field."""
+Its sections are pydantic models (the shared keys are run specs' `CommonSettings`); every
+mistake is one line naming the file, the line and the field (core/specmodel.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from assay.core.errors import ConfigError
-from assay.core.numbers import number_problem
-from assay.core.yamltext import NUL_IN_SPEC, KeyLines, nul_at, read_text, yaml_mapping
-from assay.runner.evaluator_entries import EntryError, EvaluatorSpec, parse_entry
-from assay.runner.spec import truth_settings
+from pydantic import (
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictInt,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
-KEYS = {"name", "source", "sample", "seed", "filter", "evaluators", "ground_truth", "truth",
-        "rubric", "quiet_s", "orphan_s", "queue", "concurrency", "judge_model", "jury",
-        "description", "tags", "max_trace_mb", "max_pending_mb", "timeout_s"}
-RUBRIC_KEYS = {"required", "precision"}
+from assay.core.specmodel import AUTO, SpecModel, empty_if_none, number, problem, spec_error
+from assay.core.yamltext import KeyLines, read_text, yaml_mapping
+from assay.runner.evaluator_entries import EvaluatorEntry, EvaluatorSpec
+from assay.runner.spec import CommonSettings
+
 DAY_S = 86_400.0  # a trace waits at most this long to complete
 MAX_CONCURRENCY = 10_000  # one task per worker: 10^8 of them was a MemoryError
 MAX_QUEUE = 1_000_000  # traces waiting at most; 10 × it may wait to complete (assemble.py)
@@ -82,6 +88,101 @@ class WatchSpec:
         return f"必答点：{self.rubric.get('required', '')}\n精度要求：{precision}"
 
 
+# -- the sections, as pydantic models (core/specmodel.py: how their errors read) -------------
+
+class Source(SpecModel):
+    """Where the OTLP/HTTP receiver listens."""
+
+    model_config = ConfigDict(extra="ignore")  # other keys were always let be
+    otlp: str = Field(description="HOST:PORT")
+
+    @model_validator(mode="after")
+    def _address(self) -> Any:
+        host, _, port = self.otlp.rpartition(":")
+        if not host or not port.isdigit() or not 0 <= int(port) < 65536:
+            raise problem(f"'{self.otlp}' is not HOST:PORT", "otlp")
+        return self
+
+    @property
+    def host(self) -> str:
+        return self.otlp.rpartition(":")[0].strip("[]")
+
+    @property
+    def port(self) -> int:
+        return int(self.otlp.rpartition(":")[2])
+
+
+class Rubric(SpecModel):
+    """What the finance rubric reads as the item's `response_reference`."""
+
+    required: str | None = None
+    precision: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shape(cls, rubric: Any) -> Any:
+        if not isinstance(rubric, dict) or not rubric:
+            raise problem("must be a mapping {required, precision}")
+        return rubric
+
+
+def _fraction(value: Any) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
+        raise problem("must be a fraction in (0, 1]")
+    return value
+
+
+class WatchSpecModel(CommonSettings):
+    """A whole watch spec, validated with `context={"base": THE_SPEC'S_FOLDER}`."""
+
+    name: str = Field(description="the online run's name; the same name resumes it")
+    description: Any = None
+    tags: Any = None
+    source: Source = Field(description="a mapping with 'otlp: HOST:PORT'")
+    sample: Annotated[float, BeforeValidator(_fraction)] = 1.0
+    seed: StrictInt = Field(0, description="a whole number")
+    filter: Annotated[dict[str, Any], empty_if_none(dict)] = Field(
+        {}, description="a mapping of attribute: value (or list of values)")
+    evaluators: list[EvaluatorEntry] = Field(
+        min_length=1, description="a non-empty list of evaluator names or mappings")
+    rubric: Rubric | None = None
+    quiet_s: Annotated[float, number(high=DAY_S)] = 2.0
+    orphan_s: Annotated[float, number(high=DAY_S)] = 30.0
+    queue: Annotated[int, number(low=1, high=MAX_QUEUE, whole=True)] = 1000
+    max_trace_mb: Annotated[float, number(above=True, high=MAX_MB)] = TRACE_MB
+    max_pending_mb: Annotated[float, number(above=True, high=MAX_MB)] = PENDING_MB
+    timeout_s: Annotated[float, number("seconds", above=True, high=DAY_S)] | None = None
+    concurrency: Annotated[StrictInt, Field(ge=1, le=MAX_CONCURRENCY), AUTO] = Field(
+        0, description=f"'auto' or a whole number from 1 to {MAX_CONCURRENCY:,}")
+
+    @field_validator("name")
+    @classmethod
+    def _named(cls, name: str) -> str:
+        if not name.strip():
+            raise problem("must not be blank: the online run's name; the same name resumes it")
+        return name.strip()
+
+    @model_validator(mode="after")
+    def _pending_holds_a_trace(self) -> Any:
+        if self.max_pending_mb < self.max_trace_mb:
+            raise problem(f"must be at least max_trace_mb ({self.max_trace_mb:g}): one trace "
+                          "of that size must fit", "max_pending_mb")
+        return self
+
+    def build(self, path: Path, raw: dict[str, Any]) -> WatchSpec:
+        return WatchSpec(
+            path=path, name=self.name, host=self.source.host, port=self.source.port,
+            evaluators=[e.spec for e in self.evaluators], sample=self.sample, seed=self.seed,
+            filter={k: v if isinstance(v, list) else [v] for k, v in self.filter.items()},
+            ground_truth=self.ground_truth, truth=self.truth_settings,
+            rubric={k: str(v) for k, v in self.rubric.model_dump(exclude_unset=True).items()}
+            if self.rubric else None,
+            quiet_s=self.quiet_s, orphan_s=self.orphan_s, queue=self.queue,
+            max_trace_mb=self.max_trace_mb, max_pending_mb=self.max_pending_mb,
+            concurrency=self.concurrency, judge_model=self.judge_model or None,
+            jury=self.jury or None, timeout_s=self.timeout_s, raw=raw)
+
+
 def load_watch_spec(path: str | Path) -> WatchSpec:
     p = Path(path)
     text = read_text(p, "a watch spec is a YAML text file")
@@ -89,88 +190,9 @@ def load_watch_spec(path: str | Path) -> WatchSpec:
 
 
 def parse_watch_spec(data: dict[str, Any], path: Path, text: str | None = None) -> WatchSpec:
-    lines = KeyLines(text)
-
-    def fail(msg: str, *keys: str | int) -> ConfigError:
-        return lines.error(path, msg, *keys)
-
-    nul = nul_at(data)
-    if nul is not None:
-        raise fail(NUL_IN_SPEC, *(str(k) for k in nul))
-    unknown = sorted(set(data) - KEYS)
-    if unknown:
-        raise fail(f"unknown key (known: {', '.join(sorted(KEYS))})", unknown[0])
-    name = data.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise fail("missing 'name' (the online run's name; the same name resumes it)")
-    source = data.get("source")
-    if not isinstance(source, dict) or "otlp" not in source:
-        raise fail("must be a mapping with 'otlp: HOST:PORT'", "source")
-    host, _, port_text = str(source["otlp"]).rpartition(":")
-    if not host or not port_text.isdigit() or not 0 <= int(port_text) < 65536:
-        raise fail(f"'{source['otlp']}' is not HOST:PORT", "source", "otlp")
-    sample = data.get("sample", 1.0)
-    if isinstance(sample, bool) or not isinstance(sample, int | float) or not 0 < sample <= 1:
-        raise fail("must be a fraction in (0, 1]", "sample")
-    seed = data.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise fail("must be a whole number", "seed")
-    flt = data.get("filter") or {}
-    if not isinstance(flt, dict):
-        raise fail("must be a mapping of attribute: value (or list of values)", "filter")
-    evs = data.get("evaluators")
-    if not isinstance(evs, list) or not evs:
-        raise fail("must be a non-empty list of evaluator names or mappings", "evaluators")
-    evaluators: list[EvaluatorSpec] = []
-    for i, e in enumerate(evs):
-        try:  # as in `assay run` specs: names, {name, args}, {python: FILE:FUNCTION}, paths
-            evaluators.append(parse_entry(e, path.parent))  # relative to the spec's folder
-        except EntryError as exc:
-            raise fail(str(exc), "evaluators", i, *exc.keys) from None
-    mode, truth = truth_settings(data, path.parent, fail)
-    rubric = data.get("rubric")
-    if rubric is not None:
-        if not isinstance(rubric, dict) or not rubric:
-            raise fail("must be a mapping {required, precision}", "rubric")
-        bad = sorted(set(rubric) - RUBRIC_KEYS)
-        if bad:
-            raise fail("unknown key (known: precision, required)", "rubric", bad[0])
-    numbers = {}
-    for key, default, bounds in (("quiet_s", 2.0, {"high": DAY_S}),
-                                 ("orphan_s", 30.0, {"high": DAY_S}),
-                                 ("queue", 1000, {"low": 1, "high": MAX_QUEUE, "whole": True}),
-                                 ("max_trace_mb", TRACE_MB, {"above": True, "high": MAX_MB}),
-                                 ("max_pending_mb", PENDING_MB, {"above": True,
-                                                                 "high": MAX_MB})):
-        v = data.get(key, default)
-        problem = number_problem(v, **bounds)
-        if problem:
-            raise fail(problem, key)
-        numbers[key] = v
-    if numbers["max_pending_mb"] < numbers["max_trace_mb"]:
-        raise fail(f"must be at least max_trace_mb ({numbers['max_trace_mb']:g}): one trace "
-                   "of that size must fit", "max_pending_mb")
-    timeout = data.get("timeout_s")
-    if timeout is not None and number_problem(timeout, above=True, high=DAY_S):
-        raise fail(f"{number_problem(timeout, above=True, high=DAY_S)} (seconds)", "timeout_s")
-    conc = data.get("concurrency", "auto")
-    if conc != "auto" and (isinstance(conc, bool) or not isinstance(conc, int) or conc < 1
-                           or conc > MAX_CONCURRENCY):
-        raise fail(f"must be 'auto' or a whole number from 1 to {MAX_CONCURRENCY:,}",
-                   "concurrency")
-    jury = data.get("jury")
-    if jury is not None and jury not in ("majority", "mean"):
-        raise fail(f"unknown jury method '{jury}' (use majority or mean)", "jury")
-    return WatchSpec(
-        path=path, name=name.strip(), host=host.strip("[]"), port=int(port_text),
-        evaluators=evaluators, sample=float(sample), seed=seed,
-        filter={str(k): v if isinstance(v, list) else [v] for k, v in flt.items()},
-        ground_truth=mode, truth=dict(truth),
-        rubric={str(k): str(v) for k, v in rubric.items()} if rubric else None,
-        quiet_s=float(numbers["quiet_s"]), orphan_s=float(numbers["orphan_s"]),
-        queue=int(numbers["queue"]), max_trace_mb=float(numbers["max_trace_mb"]),
-        max_pending_mb=float(numbers["max_pending_mb"]),
-        concurrency=0 if conc == "auto" else int(conc),
-        judge_model=str(data["judge_model"]) if data.get("judge_model") else None,
-        jury=str(jury) if jury else None,
-        timeout_s=float(timeout) if timeout is not None else None, raw=data)
+    """`data` as a WatchSpec, or one line naming the file, the line and the field."""
+    try:
+        model = WatchSpecModel.model_validate(data, context={"base": path.parent})
+    except ValidationError as exc:
+        raise spec_error(exc, WatchSpecModel, path, KeyLines(text)) from None
+    return model.build(path, data)

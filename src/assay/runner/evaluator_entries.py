@@ -14,16 +14,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, ClassVar
 
 import yaml
+from pydantic import Field, PrivateAttr, ValidationError, ValidationInfo, model_validator
 
 from assay.core.errors import ConfigError
+from assay.core.specmodel import SpecModel, empty_if_none, explain, first_error, problem
 from assay.evaluators.build import TEMPLATE_SUFFIXES
 from assay.evaluators.builtin.custom import PREFIX, split_ref
 from assay.evaluators.registry import EVALUATORS
-
-ENTRY_KEYS = ("name", "python", "model", "mapping", "args", "label")
 
 
 @dataclass
@@ -36,41 +36,68 @@ class EvaluatorSpec:
 class EntryError(ConfigError):
     """A mistake in one entry, with the keys below `evaluators[i]` that locate it."""
 
-    def __init__(self, message: str, *keys: str) -> None:
+    def __init__(self, message: str, *keys: str | int) -> None:
         super().__init__(message)
         self.keys = keys
 
 
+class EvaluatorEntry(SpecModel):
+    """An entry as a mapping (a bare name is `{name: NAME}`, `python:F:FN` is `{python: F:FN}`);
+    validated with `context={"base": FOLDER}`, the folder its paths are relative to."""
+
+    keys_in_order: ClassVar[bool] = True
+    name: str | None = None
+    python: str | None = Field(None, description="FILE.py:FUNCTION")
+    model: str | None = None
+    mapping: Annotated[dict[str, str], empty_if_none(dict)] = Field(
+        {}, description="a mapping of VARIABLE: FIELD")
+    args: dict[str, Any] | None = Field(None, description="a mapping of NAME: VALUE")
+    label: Any = None
+    _spec: EvaluatorSpec = PrivateAttr()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, e: Any) -> Any:
+        if isinstance(e, str):
+            return {"python": e.removeprefix(PREFIX)} if e.startswith(PREFIX) else {"name": e}
+        if not isinstance(e, dict) or ("name" in e) == ("python" in e):
+            raise problem("must be a name, or a mapping with 'name' (or 'python: "
+                          "FILE:FUNCTION')")
+        return e
+
+    @model_validator(mode="after")
+    def _build(self, info: ValidationInfo) -> EvaluatorEntry:
+        base = Path((info.context or {})["base"])
+        try:
+            if "python" in self.model_fields_set:
+                if self.python is None:
+                    raise EntryError("must be FILE.py:FUNCTION", "python")
+                self._spec = _python(self.python, self.args, self.label, base, "python")
+                return self
+            name = str(self.name) + (f"@{self.model}" if self.model else "")
+            spec = EvaluatorSpec(name, dict(self.mapping), dict(self.args or {}))
+            if self.label is not None:
+                spec.args["label"] = self.label
+            _resolve_paths(spec, base)
+            _try_build(spec, "args" if self.args is not None else
+                       "label" if "label" in self.model_fields_set else None)
+        except EntryError as exc:
+            raise problem(str(exc), *exc.keys) from None
+        self._spec = spec
+        return self
+
+    @property
+    def spec(self) -> EvaluatorSpec:
+        return self._spec
+
+
 def parse_entry(e: Any, base: Path) -> EvaluatorSpec:
-    if isinstance(e, str):
-        if e.startswith(PREFIX):
-            return _python(e.removeprefix(PREFIX), None, None, base, "python")
-        spec = EvaluatorSpec(e)
-        _try_build(spec, None)
-        return spec
-    if not isinstance(e, dict) or ("name" not in e) == ("python" not in e):
-        raise EntryError("must be a name, or a mapping with 'name' (or 'python: FILE:FUNCTION')")
-    extra = sorted(set(e) - set(ENTRY_KEYS))
-    if extra:
-        raise EntryError(f"unknown key (known: {', '.join(ENTRY_KEYS)})", extra[0])
-    mapping = e.get("mapping") or {}
-    if not isinstance(mapping, dict):
-        raise EntryError("must be a mapping of VARIABLE: FIELD", "mapping")
-    args = e.get("args")
-    if args is not None and not isinstance(args, dict):
-        raise EntryError("must be a mapping of NAME: VALUE", "args")
-    if "python" in e:
-        if not isinstance(e["python"], str):
-            raise EntryError("must be FILE.py:FUNCTION", "python")
-        return _python(e["python"], args, e.get("label"), base, "python")
-    name = str(e["name"]) + (f"@{e['model']}" if e.get("model") else "")
-    spec = EvaluatorSpec(name, {str(k): str(v) for k, v in mapping.items()},
-                         {str(k): v for k, v in (args or {}).items()})
-    if e.get("label") is not None:
-        spec.args["label"] = e["label"]
-    _resolve_paths(spec, base)
-    _try_build(spec, "args" if args is not None else "label" if "label" in e else None)
-    return spec
+    """One entry (the Python API's and `--evaluator`'s too); paths relative to `base`."""
+    try:
+        return EvaluatorEntry.model_validate(e, context={"base": base}).spec
+    except ValidationError as exc:
+        keys, message = explain(first_error(exc), EvaluatorEntry)
+        raise EntryError(message, *keys) from None
 
 
 def _python(ref: str, args: dict[str, Any] | None, label: Any, base: Path,

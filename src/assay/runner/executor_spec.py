@@ -12,14 +12,14 @@ so a spec that names it loads without it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
-from assay.core.errors import ConfigError
+from pydantic import Field, StrictFloat, StrictInt, field_validator, model_validator
+
+from assay.core.specmodel import SpecModel, problem
 
 EXECUTORS = ("local", "ray")
-EXECUTOR_KEYS = {"type", "address", "workers", "cpus_per_worker", "code_evaluators"}
 # auto: a light code evaluator (its registry entry says it takes microseconds) stays in the
 # coordinator when a target moves, since sending an answer and its score costs more than
 # checking it (bench/ray_bench.py); when no target moves (a score run) the evaluators are the
@@ -40,32 +40,34 @@ class ExecutorSpec:
         return self.type != "local"
 
 
-def parse_executor(value: Any, fail: Callable[..., ConfigError]) -> ExecutorSpec:
-    """`executor: ray` or a mapping; `fail(message, *keys)` names the file and line."""
-    if value is None:
-        return ExecutorSpec()
-    if isinstance(value, str):
-        value = {"type": value}
-    if not isinstance(value, dict):
-        raise fail("must be local, ray or a mapping with 'type'", "executor")
-    unknown = sorted(set(value) - EXECUTOR_KEYS)
-    if unknown:
-        raise fail(f"unknown key (known: {', '.join(sorted(EXECUTOR_KEYS))})", "executor",
-                   unknown[0])
-    kind = value.get("type", "local")
-    if kind not in EXECUTORS:
-        raise fail(f"unknown executor '{kind}' (known: {', '.join(EXECUTORS)})", "executor",
-                   "type")
-    workers = value.get("workers", 2)
-    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
-        raise fail("must be a whole number ≥ 1", "executor", "workers")
-    cpus = value.get("cpus_per_worker", 1)
-    if not isinstance(cpus, int | float) or isinstance(cpus, bool) or cpus <= 0:
-        raise fail("must be a positive number", "executor", "cpus_per_worker")
-    address = value.get("address")
-    if address is not None and (not isinstance(address, str) or not address):
-        raise fail("must be 'auto', ray://HOST:PORT or HOST:PORT", "executor", "address")
-    place = value.get("code_evaluators", "auto")
-    if place not in PLACES:
-        raise fail(f"must be one of {', '.join(PLACES)}", "executor", "code_evaluators")
-    return ExecutorSpec(str(kind), address, workers, float(cpus), str(place))
+class ExecutorSection(SpecModel):
+    """`executor: ray`, or a mapping."""
+
+    type: str = Field("local", description="local or ray")
+    address: str | None = Field(None, min_length=1,
+                                description="'auto', ray://HOST:PORT or HOST:PORT")
+    workers: StrictInt = Field(2, ge=1, description="a whole number ≥ 1")
+    cpus_per_worker: StrictFloat = Field(1.0, gt=0, allow_inf_nan=False,
+                                         description="a positive number")
+    code_evaluators: Literal["auto", "workers", "coordinator"] = Field(
+        "auto", description=f"one of {', '.join(PLACES)}")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return {"type": value}
+        if not isinstance(value, dict):
+            raise problem("must be local, ray or a mapping with 'type'")
+        return value
+
+    @field_validator("type")
+    @classmethod
+    def _known(cls, kind: str) -> str:
+        if kind not in EXECUTORS:
+            raise problem(f"unknown executor '{kind}' (known: {', '.join(EXECUTORS)})")
+        return kind
+
+    def build(self) -> ExecutorSpec:
+        return ExecutorSpec(self.type, self.address, self.workers, self.cpus_per_worker,
+                            self.code_evaluators)

@@ -13,37 +13,45 @@
     tags: [nightly]
     budget: {usd: 5.00}
 
-Every mistake is one line naming the file, the line (YAML) and the field."""
+Each section is a pydantic model that builds the dataclasses the runner reads (ExperimentSpec,
+DatasetSpec …); every mistake is one line naming the file, the line (YAML) and the field
+(core/specmodel.py)."""
 
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AliasChoices,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    StrictInt,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from assay.core.errors import ConfigError
-from assay.core.numbers import number_problem
+from assay.core.specmodel import AUTO, SpecModel, empty_if_none, number, problem, spec_error
 from assay.core.yamltext import NUL_IN_SPEC, KeyLines, nul_at, read_text, yaml_mapping
 from assay.targets.registry import TARGETS
 from assay.targets.spec import TARGET_KEYS, TargetSpec, required_options
 
-from .evaluator_entries import EntryError, EvaluatorSpec, parse_entry
-from .executor_spec import ExecutorSpec, parse_executor
+from .evaluator_entries import EvaluatorEntry, EvaluatorSpec
+from .executor_spec import ExecutorSection, ExecutorSpec
 
 __all__ = ["TARGET_KEYS", "DatasetSpec", "EvaluatorSpec", "ExperimentSpec", "TargetSpec",
            "load_spec", "parse_spec"]
 
 # samples are items × repeats, each a task and rows: 10^12 repeats crashed the interpreter
 MAX_REPEATS = 10_000
-TOP_KEYS = {"name", "dataset", "targets", "target", "evaluators", "concurrency", "repeats",
-            "ground_truth", "tags", "timeout_s", "group_by", "seed", "description", "otlp",
-            "truth", "commit", "jury", "judge_model", "executor", "budget"}
-COMMIT_POLICIES = ("group", "batch")
 JURY_METHODS = ("majority", "mean")
-DATASET_KEYS = {"path", "fields", "id_field", "filter", "limit", "sample", "seed", "name",
-                "version"}
 GROUND_TRUTH_MODES = ("stored", "live", "snapshot:FOLDER[@YYYY-MM-DD]")
 
 
@@ -90,24 +98,226 @@ class ExperimentSpec:
         return self.path.parent
 
 
-def truth_settings(data: dict[str, Any], base: Path, fail: Callable[..., ConfigError]
-                   ) -> tuple[str, dict[str, Any]]:
-    """A spec's `ground_truth` mode and `truth` settings, checked (run and watch specs)."""
-    mode = str(data.get("ground_truth", "stored"))
+# -- the sections, as pydantic models (core/specmodel.py: how their errors read) -------------
+
+def _ground_truth(value: Any) -> str:
+    mode = str(value)
     if mode not in ("stored", "live") and not mode.startswith("snapshot:"):
-        raise fail(f"ground-truth mode '{mode}' is not one of "
-                   f"{', '.join(GROUND_TRUTH_MODES)}", "ground_truth")
-    truth = data.get("truth") or {}
-    if not isinstance(truth, dict):
-        raise fail("must be a mapping (provider, field, market, window_s …)", "truth")
-    try:
+        raise problem(f"ground-truth mode '{mode}' is not one of {', '.join(GROUND_TRUTH_MODES)}")
+    return mode
+
+
+def _jury(method: Any) -> Any:
+    if method is not None and method not in JURY_METHODS:
+        raise problem(f"unknown jury method '{method}' (use {' or '.join(JURY_METHODS)})")
+    return method
+
+
+class TruthSection(SpecModel):
+    """`truth:` — provider, field, market …: which keys there are is truth/capture.py's to say;
+    the waits are numbers, checked here, so a bad one names its line."""
+
+    model_config = ConfigDict(extra="allow")  # (merged with SpecModel's)
+    window_s: Annotated[float, number("seconds")] = 30.0
+    cache_s: Annotated[float, number("seconds")] = 30.0
+    min_interval_s: Annotated[float, number("seconds")] = 1.0
+
+
+class CommonSettings(SpecModel):
+    """The keys run and watch specs share: the ground truth and how judges judge."""
+
+    ground_truth: Annotated[str, BeforeValidator(_ground_truth)] = "stored"
+    truth: Annotated[TruthSection, empty_if_none(dict)] = Field(
+        TruthSection(),
+        description="a mapping (provider, field, market, window_s …)")
+    jury: Annotated[str | None, BeforeValidator(_jury)] = None
+    judge_model: str | None = None  # the model for judges named without @MODEL
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_nul(cls, data: Any) -> Any:
+        nul = nul_at(data)  # no store keeps a NUL: refused whole, before anything else
+        if nul is not None:
+            raise problem(NUL_IN_SPEC, *nul)
+        return data
+
+    @model_validator(mode="after")
+    def _truth(self, info: ValidationInfo) -> Any:
         from assay.truth.capture import TruthConfig
 
-        TruthConfig.parse(mode, truth, base)
-    except ConfigError as exc:
-        key = "truth" if str(exc).startswith("truth.") else "ground_truth"
-        raise fail(str(exc), key) from None
-    return mode, truth
+        try:
+            TruthConfig.parse(self.ground_truth, self.truth_settings, _base(info))
+        except ConfigError as exc:  # "truth.KEY: …", "ground_truth: …", or about the mode
+            where, sep, message = str(exc).partition(": ")
+            if sep and where.startswith("truth."):
+                raise problem(message, "truth", where.removeprefix("truth.")) from None
+            raise problem(message if sep and where == "ground_truth" else str(exc),
+                          "ground_truth") from None
+        return self
+
+    @property
+    def truth_settings(self) -> dict[str, Any]:
+        """`truth:` as written (the keys given)."""
+        return self.truth.model_dump(exclude_unset=True)
+
+
+class DatasetSection(SpecModel):
+    """`dataset:` — a file, or a named dataset (`assay datasets add`)."""
+
+    path: str | None = None
+    name: str | None = None
+    version: str | None = None  # of a named dataset; a number, or latest
+    fields: Annotated[dict[str, str], empty_if_none(dict)] = Field(
+        {}, description="a mapping of NAME: COLUMN")
+    id_field: str | None = None
+    filter: Annotated[dict[str, Any], empty_if_none(dict)] = Field(
+        {}, description="a mapping of field: value (or list of values)")
+    limit: StrictInt | None = Field(None, ge=1, description="a positive whole number")
+    sample: StrictInt | None = Field(None, ge=1, description="a positive whole number")
+    seed: StrictInt = Field(0, ge=0, description="a whole number ≥ 0")
+    _ref: tuple[str, int | None] | None = PrivateAttr(None)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shape(cls, ds: Any, info: ValidationInfo) -> Any:
+        if isinstance(ds, str):
+            ds = _named_or_path(ds, _base(info))
+        if not isinstance(ds, dict) or ("path" in ds) == ("name" in ds):
+            raise problem("must be a path, NAME@VERSION, or a mapping with 'path' or 'name'")
+        for key in ("fields", "id_field"):
+            if "name" in ds and key in ds:
+                raise problem("a named dataset's fields are mapped when it is added (assay "
+                              "datasets add NAME FILE --field …)", key)
+        return ds
+
+    @model_validator(mode="after")
+    def _named(self) -> Any:
+        if self.name is not None:
+            from assay.datasets.named import parse_ref
+
+            try:
+                self._ref = parse_ref(self.reference)
+            except ConfigError as exc:
+                raise problem(str(exc)) from None
+        return self
+
+    @property
+    def reference(self) -> str:
+        """A file's path, or NAME[@VERSION] as written."""
+        if self.name is None:
+            return str(self.path)
+        return self.name if self.version is None else f"{self.name}@{self.version}"
+
+    def build(self, base: Path) -> DatasetSpec:
+        name, version = self._ref or (None, None)
+        return DatasetSpec(path=_resolve(base, self.reference), fields=dict(self.fields),
+                           id_field=self.id_field, filter=dict(self.filter), limit=self.limit,
+                           sample=self.sample, seed=self.seed, name=name, version=version)
+
+
+class TargetEntry(SpecModel):
+    """One target: a name, a registered type and that type's options (from the registry)."""
+
+    model_config = ConfigDict(extra="allow")  # the options, checked against the type
+    name: str | None = None
+    type: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shape(cls, t: Any) -> Any:
+        if not isinstance(t, dict):
+            raise problem("must be a mapping with name and type")
+        return t
+
+    @model_validator(mode="after")
+    def _options(self) -> Any:
+        kind, options = self.type, self.model_extra or {}
+        if kind is None:
+            raise problem(f"missing 'type' (known: {', '.join(TARGET_KEYS)})")
+        if kind not in TARGET_KEYS:
+            close = TARGETS.close(kind)
+            raise problem(f"unknown target type '{kind}' (known: {', '.join(TARGET_KEYS)})"
+                          + (f"; did you mean {', '.join(close)}?" if close else ""), "type")
+        extra = sorted(set(options) - TARGET_KEYS[kind])
+        if extra:
+            raise problem(f"not a {kind} target option (known: "
+                          f"{', '.join(sorted(TARGET_KEYS[kind]))})", extra[0])
+        for required in required_options(kind):
+            if not options.get(required):
+                raise problem(f"a {kind} target needs '{required}'")
+        return self
+
+    def build(self) -> TargetSpec:
+        kind = str(self.type)
+        return TargetSpec(self.name or kind, kind, dict(self.model_extra or {}))
+
+
+def _one_as_list(value: Any) -> Any:
+    return [value] if isinstance(value, dict) else value  # `target: {…}`, one target
+
+
+class Budget(SpecModel):
+    """`budget: {usd: AMOUNT}`: the run stops before a request would pass it."""
+
+    usd: Annotated[float, number("US dollars", above=True)] = Field(
+        description="an amount in US dollars")
+
+
+class RunSpecModel(CommonSettings):
+    """A whole experiment spec, validated with `context={"base": THE_SPEC'S_FOLDER}`."""
+
+    name: str | None = None  # default: the file's name
+    description: Any = None
+    dataset: DatasetSection = Field(
+        description="a path, NAME@VERSION, or a mapping with 'path' or 'name'")
+    targets: Annotated[list[TargetEntry], BeforeValidator(_one_as_list)] = Field(
+        min_length=1, validation_alias=AliasChoices("targets", "target"),
+        description="a non-empty list of targets {name, type, …}")
+    evaluators: list[EvaluatorEntry] = Field(
+        min_length=1, description="a non-empty list of evaluator names or mappings")
+    concurrency: Annotated[StrictInt, Field(ge=1), AUTO] = Field(
+        8, description="a whole number ≥ 1, or auto")
+    repeats: StrictInt = Field(1, ge=1, le=MAX_REPEATS,
+                               description=f"a whole number ≥ 1 and ≤ {MAX_REPEATS:,}")
+    timeout_s: Annotated[float, number("seconds", above=True)] | None = None
+    tags: Annotated[list[str], empty_if_none(list)] = Field([], description="a list")
+    group_by: str = "label"
+    seed: Any = None
+    otlp: str | None = None
+    commit: Literal["group", "batch"] = Field("group", description="one of group, batch")
+    executor: ExecutorSection | None = Field(
+        None, description="local, ray or a mapping with 'type'")
+    budget: Budget | None = Field(None, description="a mapping {usd: AMOUNT}")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_spelling(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "targets" in data and "target" in data:
+            raise problem("write 'targets' (a list) or 'target' (one), not both", "target")
+        return data
+
+    @field_validator("targets")
+    @classmethod
+    def _distinct(cls, targets: list[TargetEntry]) -> list[TargetEntry]:
+        seen: set[str] = set()
+        for i, t in enumerate(targets):
+            name = t.build().name
+            if name in seen:
+                raise problem(f"target name '{name}' is used twice", i, "name")
+            seen.add(name)
+        return targets
+
+    def build(self, path: Path, raw: dict[str, Any]) -> ExperimentSpec:
+        return ExperimentSpec(
+            path=path, name=self.name or path.stem, dataset=self.dataset.build(path.parent),
+            targets=[t.build() for t in self.targets],
+            evaluators=[e.spec for e in self.evaluators], concurrency=self.concurrency,
+            repeats=self.repeats, ground_truth=self.ground_truth, truth=self.truth_settings,
+            tags=list(self.tags), timeout_s=self.timeout_s, group_by=self.group_by,
+            otlp=self.otlp or None, commit=self.commit, jury=self.jury,
+            judge_model=self.judge_model or None,
+            executor=self.executor.build() if self.executor else ExecutorSpec(),
+            budget_usd=self.budget.usd if self.budget else None, raw=raw)
 
 
 def load_spec(path: str | Path) -> ExperimentSpec:
@@ -128,145 +338,15 @@ def load_spec(path: str | Path) -> ExperimentSpec:
 
 
 def parse_spec(data: dict[str, Any], path: Path, lines: KeyLines | None = None) -> ExperimentSpec:
-    lines = lines or KeyLines(None)
-
-    def fail(msg: str, *keys: str | int) -> ConfigError:
-        return lines.error(path, msg, *keys)
-
-    nul = nul_at(data)
-    if nul is not None:
-        raise fail(NUL_IN_SPEC, *nul) if nul else fail(NUL_IN_SPEC)
-    unknown = sorted(set(data) - TOP_KEYS)
-    if unknown:
-        raise fail(f"unknown key (known: {', '.join(sorted(TOP_KEYS))})", unknown[0])
-    for key in ("dataset",):
-        if key not in data:
-            raise fail(f"missing '{key}'")
-    ds = data["dataset"]
-    if isinstance(ds, str):
-        ds = _named_or_path(ds, path)
-    if not isinstance(ds, dict) or ("path" in ds) == ("name" in ds):
-        raise fail("must be a path, NAME@VERSION, or a mapping with 'path' or 'name'",
-                   "dataset")
-    bad = sorted(set(ds) - DATASET_KEYS)
-    if bad:
-        raise fail(f"unknown key (known: {', '.join(sorted(DATASET_KEYS))})", "dataset", bad[0])
-    if "name" in ds:
-        for key in ("fields", "id_field"):
-            if key in ds:
-                raise fail("a named dataset's fields are mapped when it is added (assay "
-                           "datasets add NAME FILE --field …)", "dataset", key)
-        named = ds["name"] if "version" not in ds else f"{ds['name']}@{ds['version']}"
-        try:
-            from assay.datasets.named import parse_ref
-
-            ds_name, ds_version = parse_ref(str(named))
-        except ConfigError as exc:
-            raise fail(str(exc), "dataset") from None
-        ds = {**ds, "path": str(named)}
-    else:
-        ds_name, ds_version = None, None
-    for key in ("limit", "sample", "seed"):
-        if key in ds and (not isinstance(ds[key], int) or isinstance(ds[key], bool)
-                          or ds[key] < (0 if key == "seed" else 1)):
-            raise fail("must be a positive whole number", "dataset", key)
-    if not isinstance(ds.get("filter", {}), dict):
-        raise fail("must be a mapping of field: value (or list of values)", "dataset", "filter")
-    if not isinstance(ds.get("fields", {}), dict):
-        raise fail("must be a mapping of NAME: COLUMN", "dataset", "fields")
-    dataset = DatasetSpec(
-        path=_resolve(path, str(ds["path"])), fields={str(k): str(v) for k, v in
-                                                      (ds.get("fields") or {}).items()},
-        id_field=ds.get("id_field"), filter=dict(ds.get("filter") or {}),
-        limit=ds.get("limit"), sample=ds.get("sample"), seed=int(ds.get("seed", 0)),
-        name=ds_name, version=ds_version)
-
-    raw_targets = data.get("targets", data.get("target"))
-    if raw_targets is None:
-        raise fail("missing 'targets' (a list of {name, type, …})")
-    if isinstance(raw_targets, dict):
-        raw_targets = [raw_targets]
-    key = "targets" if "targets" in data else "target"
-    if not isinstance(raw_targets, list) or not raw_targets:
-        raise fail("must be a non-empty list", key)
-    targets: list[TargetSpec] = []
-    for i, t in enumerate(raw_targets):
-        if not isinstance(t, dict):
-            raise fail("must be a mapping with name and type", key, i)
-        kind = t.get("type")
-        if not isinstance(kind, str) or kind not in TARGET_KEYS:
-            close = TARGETS.close(str(kind))
-            raise fail(f"unknown target type '{kind}' (known: {', '.join(TARGET_KEYS)})"
-                       + (f"; did you mean {', '.join(close)}?" if close else ""),
-                       key, i, "type")
-        name = str(t.get("name") or kind)
-        extra = sorted(set(t) - TARGET_KEYS[kind] - {"name", "type"})
-        if extra:
-            raise fail(f"not a {kind} target option (known: "
-                       f"{', '.join(sorted(TARGET_KEYS[kind]))})", key, i, extra[0])
-        for required in required_options(kind):
-            if not t.get(required):
-                raise fail(f"a {kind} target needs '{required}'", key, i)
-        if any(x.name == name for x in targets):
-            raise fail(f"target name '{name}' is used twice", key, i, "name")
-        targets.append(TargetSpec(name, kind, {k: v for k, v in t.items()
-                                               if k not in ("name", "type")}))
-
-    raw_evs = data.get("evaluators")
-    if not isinstance(raw_evs, list) or not raw_evs:
-        raise fail("must be a non-empty list of evaluator names or mappings", "evaluators")
-    evaluators: list[EvaluatorSpec] = []
-    for i, e in enumerate(raw_evs):
-        try:  # names, {name, args}, {python: FILE:FUNCTION}: evaluator_entries.py
-            evaluators.append(parse_entry(e, path.parent))
-        except EntryError as exc:
-            raise fail(str(exc), "evaluators", i, *exc.keys) from None
-
-    def whole(key: str, default: int, low: int, high: int | None = None) -> int:
-        value = data.get(key, default)
-        if not isinstance(value, int) or isinstance(value, bool) or value < low \
-                or (high is not None and value > high):
-            raise fail(f"must be a whole number ≥ {low}"
-                       + (f" and ≤ {high:,}" if high is not None else ""), key)
-        return value
-
-    mode, truth = truth_settings(data, path.parent, fail)
-    timeout = data.get("timeout_s")
-    if timeout is not None and number_problem(timeout, above=True):
-        raise fail(f"{number_problem(timeout, above=True)} (seconds)", "timeout_s")
-    tags = data.get("tags") or []
-    if not isinstance(tags, list):
-        raise fail("must be a list", "tags")
-    commit = str(data.get("commit", "group"))
-    if commit not in COMMIT_POLICIES:
-        raise fail(f"must be one of {', '.join(COMMIT_POLICIES)}", "commit")
-    jury = data.get("jury")
-    if jury is not None and jury not in JURY_METHODS:
-        raise fail(f"unknown jury method '{jury}' (use {' or '.join(JURY_METHODS)})", "jury")
-    budget = data.get("budget")
-    if budget is not None:
-        usd = budget.get("usd") if isinstance(budget, dict) else None
-        if not isinstance(budget, dict) or set(budget) != {"usd"}:
-            raise fail("must be a mapping {usd: AMOUNT}", "budget")
-        problem = number_problem(usd, above=True)
-        if problem:
-            raise fail(f"{problem} (US dollars)", "budget", "usd")
-    return ExperimentSpec(
-        path=path, name=str(data.get("name") or path.stem), dataset=dataset, targets=targets,
-        evaluators=evaluators,
-        concurrency=0 if data.get("concurrency") == "auto" else whole("concurrency", 8, 1),
-        repeats=whole("repeats", 1, 1, MAX_REPEATS), ground_truth=mode, truth=dict(truth),
-        tags=[str(t) for t in tags],
-        timeout_s=float(timeout) if timeout is not None else None,
-        group_by=str(data.get("group_by", "label")),
-        otlp=str(data["otlp"]) if data.get("otlp") else None, commit=commit,
-        jury=str(jury) if jury is not None else None,
-        judge_model=str(data["judge_model"]) if data.get("judge_model") else None,
-        executor=parse_executor(data.get("executor"), fail),
-        budget_usd=float(budget["usd"]) if budget is not None else None, raw=data)
+    """`data` as an ExperimentSpec, or one line naming the file, the line and the field."""
+    try:
+        model = RunSpecModel.model_validate(data, context={"base": path.parent})
+    except ValidationError as exc:
+        raise spec_error(exc, RunSpecModel, path, lines or KeyLines(None)) from None
+    return model.build(path, data)
 
 
-def _named_or_path(value: str, spec_path: Path) -> dict[str, Any]:
+def _named_or_path(value: str, base: Path) -> dict[str, Any]:
     """`dataset: X` — NAME@VERSION, or a file, or (no such file, no data-file suffix) a name."""
     from assay.datasets.named import NAME, REF
     from assay.datasets.readers import READERS
@@ -274,15 +354,20 @@ def _named_or_path(value: str, spec_path: Path) -> dict[str, Any]:
     if REF.match(value):
         return {"name": value}
     if NAME.match(value) and Path(value).suffix.lower() not in READERS \
-            and not _resolve(spec_path, value).exists():
+            and not _resolve(base, value).exists():
         return {"name": value}
     return {"path": value}
 
 
-def _resolve(spec_path: Path, value: str) -> Path:
+def _resolve(base: Path, value: str) -> Path:
     """Paths in a spec are relative to the spec's folder, so a spec runs from anywhere."""
     p = Path(value)
-    return p if p.is_absolute() else spec_path.parent / p
+    return p if p.is_absolute() else base / p
+
+
+def _base(info: ValidationInfo) -> Path:
+    """The folder a spec's paths are relative to, as `model_validate(context=…)` gives it."""
+    return Path((info.context or {})["base"])
 
 
 def read_files(spec: ExperimentSpec) -> dict[str, Path | None]:

@@ -121,6 +121,19 @@ def test_numeric_several_numbers_abstain_unless_picked() -> None:
     assert value("numeric", "开盘1400元，收盘1410元", "1455") == 0.0
 
 
+def test_numeric_only_numbers_leaves_other_items_out() -> None:
+    """Issue 28: in a mixed dataset numeric applies where the reference is a number."""
+    s = check("numeric", "Paris", "Paris", only_numbers=True)
+    assert (s.status, s.value) == (ScoreStatus.NULL, None)
+    assert s.reason == "not applicable: the reference states no single number (only_numbers)"
+    assert s.evidence == {"reference": "'Paris' states no number; the expected answer must "
+                                       "state one"}
+    assert value("numeric", "1440 minutes", "1440", only_numbers=True) == 1.0
+    assert check("numeric", "Paris", "Paris").status == ScoreStatus.ERROR  # the default
+    with pytest.raises(ConfigError, match="'only_numbers' must be true or false, not 'yes'"):
+        EVALUATORS.build("numeric", only_numbers="yes")
+
+
 def test_numeric_no_number_and_bad_expected() -> None:
     s = check("numeric", "不知道", "1455")
     assert (s.value, s.reason) == (0.0, "the answer states no number")

@@ -153,7 +153,7 @@ async def sharded_rubric(answers: int, workers: int) -> None:
     from assay.datasets.loader import load_dataset
     from assay.evaluators.registry import EVALUATORS
     from assay.runner.executor_spec import ExecutorSpec
-    from assay.runner.ray_executor import RayExecutor
+    from assay.runner.ray.executor import RayExecutor
 
     base = load_dataset(SAMPLE).items
     rubric = EVALUATORS.build("finance-rubric")

@@ -41,7 +41,7 @@ def build(first: int, n: int) -> bytes:
         ExportTraceServiceRequest,
     )
 
-    from assay.online.otlp_in import encode_kv
+    from assay.traces.otlp_in import encode_kv
 
     req = ExportTraceServiceRequest()
     rs = req.resource_spans.add()

@@ -16,7 +16,7 @@ import pytest
 import assay
 from assay.core.registry import Arg
 from assay.core.types import Answer, Item, TruthSnapshot
-from assay.runner.ray_executor import movable_target
+from assay.runner.ray.executor import movable_target
 from assay.store import repo
 from assay.store.db import open_engine
 from assay.targets.base import TargetContext

@@ -152,7 +152,7 @@ def test_bad_builtin_args_are_one_line(project: Path) -> None:
               "tol=0.1", "-q", cwd=project)
     assert (r.returncode, r.stderr.strip()) == (2, (
         "error: evaluators[0].args: evaluator 'numeric': unknown option 'tol' (known: "
-        "expected, abs, rel, pick, label)"))
+        "expected, abs, rel, pick, only_numbers, label)"))
 
 
 def test_run_a_spec_with_checks_relative_to_its_folder(project: Path) -> None:

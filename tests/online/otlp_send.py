@@ -12,7 +12,7 @@ from typing import Any
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.trace.v1.trace_pb2 import Span as PbSpan
 
-from assay.online.otlp_in import encode_kv
+from assay.traces.otlp_in import encode_kv
 
 
 @dataclass

@@ -9,8 +9,8 @@ import json
 import pytest
 
 from assay.core.errors import DataError
-from assay.online.otlp_in import SpanIn, decode
 from assay.online.reading import read_trace
+from assay.traces.otlp_in import SpanIn, decode
 from tests.online.otlp_send import S, as_json, request
 
 

@@ -10,9 +10,9 @@ import pytest
 
 from assay.core.errors import ConfigError
 from assay.online.assemble import Assembler
-from assay.online.otlp_in import SpanIn
 from assay.online.spec import load_watch_spec
 from assay.store import online, repo
+from assay.traces.otlp_in import SpanIn
 from tests.online.otlp_send import S, agent_trace, new_id, send
 from tests.online.watching import Watching
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from assay.core.text import REPLACEMENT as R
-from assay.online.otlp_in import SANITIZED, decode
 from assay.store import online, repo
 from assay.store.db import open_engine
+from assay.traces.otlp_in import SANITIZED, decode
 from tests.online.otlp_send import agent_trace, as_json, request, send
 from tests.online.watching import Watching
 from tests.postgres import postgres_server

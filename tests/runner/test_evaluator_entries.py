@@ -57,7 +57,7 @@ def test_entries_with_args_python_and_paths(tmp_path: Path) -> None:
      "regular expression: missing ), unterminated subpattern at position 0"),
     ("  - finance-rubric\n  - {name: numeric, args: {tolerance: 0.01}}\n",
      "spec.yaml:5: evaluators[1].args: evaluator 'numeric': unknown option 'tolerance' "
-     "(known: expected, abs, rel, pick, label)"),
+     "(known: expected, abs, rel, pick, only_numbers, label)"),
     ("  - {name: exact, args: [a]}\n",
      "spec.yaml:4: evaluators[0].args: must be a mapping of NAME: VALUE"),
     ("  - {name: nummeric, args: {abs: 1}}\n",

@@ -369,7 +369,7 @@ def test_a_worker_returns_a_sys_exit_as_that_calls_failure() -> None:
     """What no wrapper caught (a built-in's sys.exit) comes back as an ordinary failure, the
     item's error in the coordinator, not a SystemExit raised in its await."""
     from assay.core.calls import UserExit
-    from assay.runner.ray_worker import _outcome
+    from assay.runner.ray.worker import _outcome
 
     async def exits() -> None:
         sys.exit(2)

@@ -174,7 +174,7 @@ def test_a_lost_worker_is_sent_nothing_until_ray_has_restarted_it(cluster: Any) 
     from assay.datasets.loader import load_dataset
     from assay.evaluators.registry import EVALUATORS
     from assay.runner.executor_spec import ExecutorSpec
-    from assay.runner.ray_executor import RayExecutor
+    from assay.runner.ray.executor import RayExecutor
 
     while len(cluster.worker_nodes) < 2:
         cluster.add_node(num_cpus=1)

@@ -10,8 +10,8 @@ from openinference.semconv.trace import OpenInferenceSpanKindValues
 
 from assay.core import secrets
 from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
-from assay.runner import semconv, semconv_llm
 from assay.targets.registry import SPAN_KINDS, TARGETS, fact
+from assay.traces import semconv, semconv_llm
 
 ITEM = Item("q1", {"prompt": "贵州茅台最新股价"}, "v", 1)
 

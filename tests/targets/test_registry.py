@@ -185,8 +185,8 @@ def test_a_new_type_is_one_file_and_one_registration(tmp_path: Path, echo_type: 
 
 
 def test_each_type_declares_its_span_kind_and_placement() -> None:
-    """What the runner once listed by type name (the span kind in runner/semconv.py, the types
-    the Ray executor moves in runner/ray_executor.py) is each registration's own."""
+    """What the runner once listed by type name (the span kind in traces/semconv.py, the types
+    the Ray executor moves in runner/ray/executor.py) is each registration's own."""
     assert {n: fact(n, "span_kind") for n in BUILTIN} == {
         "model": "LLM", "http": "AGENT", "python": "CHAIN", "command": "CHAIN",
         "recorded": "CHAIN", "baseline-quote-agent": "AGENT"}

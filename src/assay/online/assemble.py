@@ -19,7 +19,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .otlp_in import SpanIn
+from assay.traces.otlp_in import SpanIn
 
 UNBOUNDED = 1 << 62
 

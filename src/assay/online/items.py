@@ -8,9 +8,9 @@ import hashlib
 from datetime import UTC, datetime
 from typing import Any
 
-from assay.runner.semconv import KIND
+from assay.traces.otlp_in import SANITIZED, SpanIn
+from assay.traces.semconv import KIND
 
-from .otlp_in import SANITIZED, SpanIn
 from .reading import Reading, root_of
 
 SKIPPED = ("input.", "output.", "llm.", "gen_ai.", "assay.")  # read into the item, or ours

@@ -15,9 +15,8 @@ import orjson
 from openinference.semconv.trace import SpanAttributes, ToolAttributes
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as GA
 
-from assay.runner.semconv import CONTENT, IN, KIND, OUT, ROLE
-
-from .otlp_in import SpanIn
+from assay.traces.otlp_in import SpanIn
+from assay.traces.semconv import CONTENT, IN, KIND, OUT, ROLE
 
 IN_MSGS = SpanAttributes.LLM_INPUT_MESSAGES
 OUT_MSGS = SpanAttributes.LLM_OUTPUT_MESSAGES

@@ -43,6 +43,7 @@ from assay.runner.session import RunSession, evaluator_records, ground_truth_rec
 from assay.store import online, repo
 from assay.store.db import Engine
 from assay.store.rows import answer_row
+from assay.traces.otlp_in import SpanIn, decode
 from assay.truth.capture import Capture, TruthConfig
 
 from . import instruments
@@ -50,7 +51,6 @@ from .assemble import Assembler, trace_size
 from .counters import Counters
 from .inflate import MAGIC, NotGzip, TooLarge, inflate
 from .items import agent_row, item_fields, matches, sampled
-from .otlp_in import SpanIn, decode
 from .reading import read_trace
 from .spec import WatchSpec
 

@@ -13,9 +13,8 @@ from assay.core.errors import AssayError
 from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
 from assay.evaluators.base import CodeEvaluator, Evaluator
 from assay.evaluators.builtin.custom import PythonEvaluator
-
-from . import semconv, semconv_llm
-from .trace import Trace
+from assay.traces import semconv, semconv_llm
+from assay.traces.spans import Trace
 
 
 def precheck(ev: Evaluator, item: Item, answer: Answer | None,

@@ -31,13 +31,13 @@ from assay.store.dataset_names import NamedVersion
 from assay.store.db import Engine
 from assay.targets.base import Target
 from assay.targets.build import build_target
+from assay.traces.otlp_out import endpoint_from_env, export_new_spans
 from assay.truth.capture import Capture, TruthConfig
 
 from .checks import check_answers, check_evaluators, check_fillable
 from .commit import BatchCommit, GroupCommit
 from .gc_tuning import building_long_lived_data, long_lived_data_frozen
 from .manifest import build_manifest
-from .otlp import endpoint_from_env, export_new_spans
 from .overrides import Overrides, apply_overrides
 from .pipeline import Progress, SamplePipeline
 from .resume import Prior, load_prior
@@ -48,7 +48,7 @@ from .stop import deferred_interrupt
 from .work import Work, work_list
 
 if TYPE_CHECKING:  # imported when a spec asks for it (it is cheap; Ray itself is not)
-    from .ray_executor import RayExecutor
+    from .ray.executor import RayExecutor
 
 OnFlush = Callable[[list[dict[str, Any]]], None]
 
@@ -162,7 +162,7 @@ async def _run(session: RunSession, spec: ExperimentSpec, prior: Prior | None, *
                             resumed=prior is not None, clients=factory.clients.values())
         run_targets, run_evaluators = targets, evaluators
         if spec.executor.remote:  # imported only then: `import ray` takes seconds
-            from .ray_executor import RayExecutor
+            from .ray.executor import RayExecutor
 
             executor = RayExecutor(spec.executor)
             run_targets, run_evaluators = await executor.start(targets, evaluators, spec.base,

@@ -7,7 +7,7 @@
       cpus_per_worker: 1
       code_evaluators: auto  # auto (default) | workers | coordinator: where code evaluators run
 
-Only the shape is checked here; Ray itself is imported when a run starts (runner/ray_executor.py),
+Only the shape is checked here; Ray itself is imported when a run starts (runner/ray/executor.py),
 so a spec that names it loads without it."""
 
 from __future__ import annotations

@@ -24,11 +24,11 @@ from assay.evaluators.jury import combine
 from assay.store import repo
 from assay.store.rows import answer_row, recorded_answer_row, result_row, truth_row
 from assay.targets.base import Target, answers_recorded, recorded_lookup
+from assay.traces import semconv, semconv_llm
+from assay.traces.spans import Trace, tool_spans, worker_place
 from assay.truth.capture import Capture
 
-from . import semconv, semconv_llm
 from .evaluate import evaluate, evaluate_now, evaluate_traced, item_timeout, synchronous
-from .trace import Trace, tool_spans, worker_place
 from .work import Work
 
 __all__ = ["Committer", "Progress", "SamplePipeline", "Work"]

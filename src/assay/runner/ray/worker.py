@@ -25,8 +25,8 @@ from assay.core.types import Answer, Item, TruthSnapshot
 from assay.evaluators.base import Evaluator
 from assay.evaluators.registry import EVALUATORS
 
-from .evaluate import evaluator_timeout, item_timeout, time_limit
-from .ray_pool import Outcome
+from ..evaluate import evaluator_timeout, item_timeout, time_limit
+from .pool import Outcome
 
 
 async def _outcome(call: Awaitable[Any]) -> Outcome:

@@ -5,7 +5,7 @@ request and response model, provider, token usage, messages) — both by the nam
 maintained packages define, never typed by hand.
 
 They sit in a span's stored attributes beside Assay's own (undotted) keys, which the UI reads;
-a dotted key is a convention's name and is exported as it is (runner/otlp.py). Built per span
+a dotted key is a convention's name and is exported as it is (traces/otlp_out.py). Built per span
 per sample, so cheaply: no copies of the inputs, one JSON encoding per structure, long texts
 masked and cut to TEXT_LIMIT characters (the full texts stay in the answer and result rows).
 Secrets never enter: nothing here reads a header, a key or the environment, and every text

@@ -5,7 +5,7 @@ running and become UTC datetimes when written.
 
 Span and trace ids have OpenTelemetry's sizes (8 and 16 bytes, hex), so a trace can be exported
 as OTLP unchanged. Attribute keys without a dot are Assay's own (the UI reads them; the export
-names them `assay.KEY`); dotted keys are a convention's names (runner/semconv.py: OpenInference,
+names them `assay.KEY`); dotted keys are a convention's names (traces/semconv.py: OpenInference,
 OpenTelemetry GenAI) or `assay.*` ones, exported as they are."""
 
 from __future__ import annotations

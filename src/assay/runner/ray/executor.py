@@ -32,9 +32,9 @@ from assay.evaluators.registry import EVALUATORS
 from assay.targets.base import Target
 from assay.targets.registry import TARGETS, fact
 
-from .executor_spec import ExecutorSpec
-from .ray_pool import MAX_BATCH, Batcher, Pool
-from .ray_worker import Worker
+from ..executor_spec import ExecutorSpec
+from .pool import MAX_BATCH, Batcher, Pool
+from .worker import Worker
 
 
 def import_ray() -> Any:

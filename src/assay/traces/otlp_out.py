@@ -1,7 +1,7 @@
 """Optional OpenTelemetry export: a run's spans, as stored, sent to an OTLP/HTTP endpoint
 (Jaeger, Tempo, Langfuse, an OpenTelemetry Collector …) when the user configures one — the
 spec's `otlp:` key or the standard OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT variables. Spans carry
-the OpenInference and OpenTelemetry GenAI attributes viewers read (runner/semconv.py) beside
+the OpenInference and OpenTelemetry GenAI attributes viewers read (traces/semconv.py) beside
 Assay's own `assay.*`; outgoing calls are CLIENT spans, the rest INTERNAL.
 
 Spans are exported after they are stored, from the store, so a slow or absent collector can

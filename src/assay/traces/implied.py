@@ -1,5 +1,5 @@
 """Convention attributes for the root spans a score run's samples imply (store/implied.py):
-the store makes those spans from the rows when read, but the conventions (runner/semconv.py)
+the store makes those spans from the rows when read, but the conventions (traces/semconv.py)
 live here, so a span leaving Assay — the OTLP export — gets its question in, its answer out and
 its verdicts here, the same as a root span written while running."""
 

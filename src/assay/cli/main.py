@@ -651,6 +651,22 @@ def _error_line(exc: BaseException) -> str:
     return printable(safe_text(secrets.mask(f"error: {exc}"))[0])
 
 
+def _one_line_paragraphs(group: typer.Typer) -> None:
+    """Commands' help from their docstrings, each paragraph joined into one line: the terminal
+    wraps it at its own width (a docstring's line breaks, kept, broke sentences mid-way on an
+    80-column terminal)."""
+    for info in group.registered_commands:
+        doc = info.help or (info.callback.__doc__ if info.callback else None)
+        if doc:
+            info.help = "\n\n".join(" ".join(p.split()) for p in doc.strip().split("\n\n"))
+    for sub in group.registered_groups:
+        if sub.typer_instance is not None:
+            _one_line_paragraphs(sub.typer_instance)
+
+
+_one_line_paragraphs(app)
+
+
 def main() -> None:
     try:
         app()

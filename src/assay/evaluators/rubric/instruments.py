@@ -18,7 +18,7 @@ from typing import Final
 from assay.truth.markets import listing
 from assay.truth.vocabulary import code_core
 
-from .words import alternation
+from .words import alternation, any_in
 
 # Families of instruments people name in answers; each surface form → the ids it can mean.
 # A bare "纳斯达克" can mean the Composite or the Nasdaq-100, so it carries both ids.
@@ -141,8 +141,18 @@ _CURRENCIES: Final = {
     "SGD": ("新加坡元", "新元", "sgd"), "KRW": ("韩元", "krw"),
 }
 _CCY_WORD = {w: c for c, ws in _CURRENCIES.items() for w in ws}
+
+
+def _bounded(w: str) -> str:
+    """`(?<![a-z])w`, written to start with w's first character: a pattern whose branches all
+    start with a character lets the engine skip to one of them (and skip a branch at once when
+    its character is not there), where a lookbehind first is tried at every position."""
+    c = re.escape(w[0])
+    return rf"{c}(?<![a-z]{c}){re.escape(w[1:])}"
+
+
 _CCY_RE = re.compile("|".join(
-    (re.escape(w) if not w.isascii() else rf"(?<![a-z]){re.escape(w)}(?![a-z])")
+    (re.escape(w) if not w.isascii() else rf"{_bounded(w)}(?![a-z])")
     for w in sorted(_CCY_WORD, key=len, reverse=True)))
 _CCY_ALT = "|".join(re.escape(w) for w in sorted(_CCY_WORD, key=len, reverse=True))
 # Nicknames of pairs
@@ -150,7 +160,8 @@ _PAIR_NICKNAMES: Final = {"cable": "fx:GBP/USD", "fiber": "fx:EUR/USD", "aussie"
                           "loonie": "fx:CAD/USD", "kiwi": "fx:NZD/USD", "欧美": "fx:EUR/USD",
                           "镑美": "fx:GBP/USD", "美日": "fx:JPY/USD"}
 # "美元兑人民币", "USD/CNY", "EUR/USD", "欧元兑美元", "美元对日元"
-_PAIR = re.compile(rf"(?<![a-z])({_CCY_ALT})\s*(?:兑|对|/|-|兑换|to)\s*({_CCY_ALT})(?![a-z])")
+_PAIR = re.compile("(" + "|".join(_bounded(w) for w in sorted(_CCY_WORD, key=len, reverse=True))
+                   + rf")\s*(?:兑|对|/|-|兑换|to)\s*({_CCY_ALT})(?![a-z])")
 _PAIR_CODE = re.compile(r"(?<![a-z])(usd|eur|gbp|jpy|aud|cad|chf|hkd|cny|cnh|sgd|krw)"
                         r"(usd|eur|gbp|jpy|aud|cad|chf|hkd|cny|cnh|sgd|krw)(?![a-z])")
 _CODE_NORM = {"cnh": "CNY", "cny": "CNY"}
@@ -213,9 +224,6 @@ _LATIN = re.compile(r"[a-z]")
 _LETTERS = re.compile(r"[a-z]{1,5}")
 _CCY_CODES = ("usd", "cny", "cnh", "eur", "jpy", "gbp", "hkd", "aud", "cad", "chf", "sgd", "krw")
 _CODE_SUFFIXES = (".hk", ".sh", ".sz", ".bj", ".ss", ".o", ".n", ".a", ".us")
-# "any of these words in the text", one pass instead of a `in` test per word
-_ANY_CCY_CODE = re.compile("|".join(_CCY_CODES))
-_ANY_CODE_SUFFIX = re.compile("|".join(map(re.escape, _CODE_SUFFIXES)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -423,7 +431,7 @@ def scan(low: str, ident: Identity, original: str = "",
             found.append((m.start(), m.end(), _pair_id(m.group(1), m.group(2)) in ident.ids
                           or (ident.kind == "fx" and not any(i.startswith("fx:")
                                                              for i in ident.ids))))
-    if latin and _ANY_CCY_CODE.search(low) is not None:
+    if latin and any_in(_CCY_CODES, low):
         for m in _PAIR_CODE.finditer(low):
             found.append((m.start(), m.end(), _pair_id(m.group(1), m.group(2)) in ident.ids))
     if ident.kind == "fx":
@@ -495,7 +503,7 @@ def scan(low: str, ident: Identity, original: str = "",
                                                            _word_char(low[end]))):
                 found.append((k, end, True))
             k = low.find(c, end)
-    if digit_runs is None or (latin and _ANY_CODE_SUFFIX.search(low) is not None):
+    if digit_runs is None or (latin and any_in(_CODE_SUFFIXES, low)):
         for m in _CODE_IN_TEXT.finditer(low):
             found.append((m.start(), m.end(), code_core(m.group(1)) in ident.codes))
     else:  # the caller found the five- and six-digit runs already

@@ -8,7 +8,6 @@ vocabularies share one."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Final
 
@@ -57,15 +56,20 @@ TOKENS, _ = F.alternation({"token": tuple(ROLES)})
 
 def tokens(low: str) -> list[tuple[int, int, str, Role]]:
     """(start, end, word, role) for every word of the vocabularies in `low`, in order."""
-    return [(m.start(), m.end(), m.group(0), ROLES[m.group(0)]) for m in TOKENS.finditer(low)]
+    out = []
+    for m in TOKENS.finditer(low):
+        w = m.group()
+        a = m.start()
+        out.append((a, a + len(w), w, ROLES[w]))  # the match is the word: two calls, not four
+    return out
 
 
 _PERIOD_HINTS = ("近", "过去", "日涨", "日跌", "last ", "past ", "-day", "-week", "-month")
-_ANY_PERIOD_HINT = re.compile("|".join(map(re.escape, _PERIOD_HINTS)))
 
 
 def has_numeric_period(low: str) -> bool:
-    """Whether any of the hints is in `low` (one pass, not one `in` test per hint)."""
-    return _ANY_PERIOD_HINT.search(low) is not None
+    """Whether any of the hints is in `low`: nine `in` tests cost less than one search of
+    their alternation (BENCHMARKS, "Eleventh session")."""
+    return F.any_in(_PERIOD_HINTS, low)
 
 

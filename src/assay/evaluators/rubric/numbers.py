@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
+from .words import longest_first
+
 # Full-width digits and signs to ASCII, one character for one, so spans stay valid in the
 # original text. The full-width comma stays: in Chinese it separates clauses, never thousands.
 _FULLWIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F) if c not in (0xFF0C,)}
@@ -55,7 +57,10 @@ def normalise(text: str) -> str:
     """Full-width to ASCII, every dash to "-", markdown marks to blanks; digit-group separators
     in other styles ("１，４５６", "25 247.10", "1'455", "6 629,07") become "," and a decimal comma
     ".". Length is preserved, so spans found in the result hold in the original answer."""
-    if _NEEDS_TRANSLATION.search(text) is not None or "'" in text:
+    # of the characters to change only "*" and "`" are ASCII: an ASCII answer (most English
+    # ones) needs no pass of the regex over it
+    if ("*" in text or "`" in text or "'" in text) if text.isascii() else (
+            _NEEDS_TRANSLATION.search(text) is not None or "'" in text):
         text = _THIN_THOUSANDS.sub(",", text)
         text = text.translate(_FULLWIDTH)
     if "，" in text:
@@ -105,7 +110,8 @@ _CLOCK_WORDS = ("上午", "下午", "凌晨", "晚上", "早上", "中午", "傍
 
 
 def _rev_words(words: tuple[str, ...]) -> str:
-    return "(?:" + "|".join(re.escape(w[::-1]) for w in sorted(words, key=len, reverse=True)) + ")"
+    """The words reversed, longest first (as a trie: `words.longest_first`)."""
+    return longest_first([w[::-1] for w in words])
 
 
 _MONTHS_R = _rev_words(_MONTH_WORDS)
@@ -170,6 +176,13 @@ _RIGHT_CCY = re.compile(rf"\s*(?:{'|'.join(_CCY_WORDS)})\s*(?:对|兑|=|可兑�
 _RIGHT_CLOCK = re.compile(r"\s*[时点]\s*\d{1,2}\s*分", re.IGNORECASE)
 _RIGHT_AFTER = {"元": _RIGHT_CCY, "美": _RIGHT_CCY, "港": _RIGHT_CCY, "点": _RIGHT_CLOCK,
                 "时": _RIGHT_CLOCK}
+# ... and neither where the words it needs are nowhere in the answer (a quote's 兑 / 对 / = /
+# 折合, a clock's 分): `read_numbers` looks once per answer, not once per number
+_NO_CCY: dict[str, re.Pattern[str] | None] = {"元": None, "美": None, "港": None}
+_NO_CLOCK: dict[str, re.Pattern[str] | None] = {"点": None, "时": None}
+_RIGHTS: dict[tuple[bool, bool], dict[str, re.Pattern[str] | None]] = {
+    (True, True): {**_RIGHT_AFTER}, (True, False): {**_RIGHT_AFTER, **_NO_CLOCK},
+    (False, True): {**_RIGHT_AFTER, **_NO_CCY}, (False, False): {**_NO_CCY, **_NO_CLOCK}}
 # the rest of a date after its year: 2025-10-17, 2025.10.17, 2025-10
 _YEAR_RIGHT = re.compile(r"\s*([-/.])\s*\d{1,2}\s*\1\s*\d{1,2}(?!\d)|\s*[-/]\s*\d{1,2}(?![\d.])")
 # The characters a _RIGHT match can start with (besides ASCII letters), and those a _LEFT_REV
@@ -182,12 +195,15 @@ _YYYYMMDD = re.compile(r"(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])"
 _WINDOW = 24
 
 
-def _not_a_value(text: str, start: int, end: int, raw: str) -> bool:
-    """True when the digit run text[start:end] is part of a date, time, code, name or marker."""
+def _not_a_value(text: str, start: int, end: int, raw: str,
+                 rights: dict[str, re.Pattern[str] | None] | None = None) -> bool:
+    """True when the digit run text[start:end] is part of a date, time, code, name or marker.
+    `rights`: one of _RIGHTS, for the words `text` holds (None: _RIGHT_AFTER)."""
     nxt = text[end] if end < len(text) else ""
-    if nxt and (nxt in _RIGHT_FIRST or (nxt.isascii() and nxt.isalpha())) and \
-            _RIGHT_AFTER.get(nxt, _RIGHT).match(text, end):
-        return True
+    if nxt and (nxt in _RIGHT_FIRST or (nxt.isascii() and nxt.isalpha())):
+        right = (_RIGHT_AFTER if rights is None else rights).get(nxt, _RIGHT)
+        if right is not None and right.match(text, end):
+            return True
     if nxt == "." and end + 1 < len(text) and text[end + 1].isdigit():
         return True  # "2025.10.17", "1.2.3": a dotted sequence, not a decimal
     if len(raw) == 4 and raw[:2] in ("19", "20") and _YEAR_RIGHT.match(text, end):
@@ -398,12 +414,13 @@ def read_numbers(text: str, codes: list[tuple[int, int]] | None = None) -> list[
     out: list[Mention] = []
     quotes = ("兑" in text or "对" in text or "=" in text or ":" in text or "：" in text or
               "折合" in text) and any(w in text for w in _QUOTED)
+    rights = _RIGHTS["兑" in text or "对" in text or "=" in text or "折合" in text, "分" in text]
     for m in _DIGITS.finditer(text):
         ns, ne = m.span()
         raw = m.group(0)
         if codes is not None and 5 <= len(raw) <= 6 and raw.isdigit():
             codes.append((ns, ne))
-        if _not_a_value(text, ns, ne, raw):
+        if _not_a_value(text, ns, ne, raw, rights):
             continue
         start, cur, sign = _prefix(text, ns)
         # Digits glued to letters on either side are part of an identifier ("A50", "3M").

@@ -27,7 +27,7 @@ from .dates import Day, find_dates
 from .instruments import Identity, Name, scan
 from .lexer import Role, has_numeric_period, tokens
 from .numbers import Mention, normalise, read_numbers
-from .statements import Layout, Subject, Unit, layout
+from .statements import SENT_CHARS, Layout, Subject, Unit, layout
 
 MINE = "mine"
 OTHER = "other"
@@ -36,7 +36,10 @@ UNSURE = "unsure"
 # "[，,、；;。！？!?\n|]|\.(?=\s|$)|(?<=\s)-(?=\s)" and "[；;。！？!?\n|]|\.(?=\s|$)", written to start
 # with the character they look for, so the engine skips to it
 _CLAUSE_END = re.compile(r"[，,、；;。！？!?\n|.\-](?:(?<![.\-])|(?<=\.)(?=\s|$)|(?<=\s-)(?=\s))")
-_SCOPE_END = re.compile(r"[；;。！？!?\n|.](?:(?<!\.)|(?=\s|$))")
+# A scope ("respectively", a sentence for dates) ends where r"[；;。！？!?\n|.](?:(?<!\.)|(?=\s|$))"
+# matches: at the clause ends (_CLAUSE_END) that are one of these characters (a "." ends both
+# only before a blank or the end), so one pass over the answer gives both.
+_SCOPE_CHARS = frozenset("；;。！？!?\n|.")
 # Words that put a value in the past. Comparisons ("较前一交易日下跌") are not among them.
 # Stale figures a model hedges with ("as of my training data it was ~$95") are earlier too.
 _EARLIER = re.compile(r"前几天|前几日|几天前|此前|之前|上周|训练数据|知识截止|截至我的|"
@@ -141,13 +144,15 @@ def read(answer: str, ident: Identity, want: Want) -> list[Bound]:
                  or w.field in (F.OFFSHORE, F.ONSHORE, F.CENTRAL_PARITY)]
     if has_numeric_period(low):
         periods += [p.start() for p in _PERIOD_N.finditer(low)]
-    lay = layout(text, names, in_number)
+    # one pass for the clause ends; the sentence ends (statements) and the scopes of
+    # "respectively" are those of them at their own characters
+    clauses = _ends(_CLAUSE_END, text, in_number)
+    lay = layout(text, names, in_number, [c for c in clauses if text[c] in SENT_CHARS])
     if "|" in text:  # a table's date column holds days, not values ("| 10-17 | 991.02 |")
         mentions = _keep(mentions, [not _in_date_cell(text, lay, m) for m in mentions])
         if not mentions:
             return []
-    clauses = [b.start() for b in _CLAUSE_END.finditer(text) if not in_number[b.start()]]
-    paired = _respectively(text, mentions, words, in_number)
+    paired = _respectively(text, mentions, words, in_number, clauses)
     attached = _attach(text, mentions, words, quals, clauses) if quals else {}
     period_of = set(_attach(text, mentions, words, [(p, F.RANGE52) for p in periods],
                             clauses)) if periods else set()
@@ -159,6 +164,16 @@ def read(answer: str, ident: Identity, want: Want) -> list[Bound]:
     if "由" in text or "从" in text or "from" in low:
         out = _move_from(ctx, out)
     return _also(ctx, mentions, out)
+
+
+def _ends(pattern: re.Pattern[str], text: str, in_number: bytearray) -> list[int]:
+    """Where `pattern` matches in `text`, outside numbers."""
+    out = []
+    for b in pattern.finditer(text):
+        k = b.start()
+        if not in_number[k]:
+            out.append(k)
+    return out
 
 
 _FROM = re.compile(r"(?:由|从|(?<![a-z])(?:(?:up|down|rose|fell|climbed|dropped)\s+)?from)"
@@ -358,17 +373,18 @@ def _extended_before(ctx: _Ctx, unit: Unit | None, cs: int, m: Mention) -> bool:
 
 def _terse_words(text: str, words: list[_Word], in_number: bytearray) -> list[_Word]:
     """Single letters and characters that name a field only right before a number."""
-    zh = ("开" in text or "高" in text or "低" in text or "收" in text) and \
-        _TERSE_ZH.search(text) is not None
-    en = ("O" in text or "H" in text or "L" in text or "C" in text) and \
-        _TERSE_EN.search(text) is not None
-    if not (zh or en):
+    # one pass of each, and only over an answer with one of their letters in it
+    found = [*_TERSE_ZH.finditer(text)] if ("开" in text or "高" in text or "低" in text
+                                            or "收" in text) else []
+    if "O" in text or "H" in text or "L" in text or "C" in text:
+        found += _TERSE_EN.finditer(text)
+    if not found:
         return words
     taken = bytearray(len(text))
     for w in words:
         taken[w.start:w.end] = b"\x01" * (w.end - w.start)
     extra = []
-    for m in (*_TERSE_ZH.finditer(text), *_TERSE_EN.finditer(text)):
+    for m in found:
         k = m.start()
         ch = text[k]
         if not taken[k] and not in_number[k]:
@@ -792,7 +808,7 @@ def _currency_conflict(cur: str, expected: str) -> bool:
 
 
 def _respectively(text: str, mentions: list[Mention], words: list[_Word],
-                  in_number: bytearray) -> dict[int, str]:
+                  in_number: bytearray, clauses: list[int]) -> dict[int, str]:
     """"开盘价、最高价、最低价分别为112.91、114.67、112.66" and "最高/最低：1488/1454": pair the
     last run of field words with a following run of as many values, in order."""
     out: dict[int, str] = {}
@@ -800,7 +816,7 @@ def _respectively(text: str, mentions: list[Mention], words: list[_Word],
     if not slash and "分别" not in text and "依次" not in text and \
             "respectively" not in text.lower():
         return out
-    bounds = [b.start() for b in _SCOPE_END.finditer(text) if not in_number[b.start()]]
+    bounds = [c for c in clauses if text[c] in _SCOPE_CHARS]  # _SCOPE_END's, outside numbers
     spots = [r.start() for r in _RESPECTIVELY.finditer(text)]
     if slash:
         # a slash pairs only between field words ("最高/最低", "买价 / 卖价"); one inside a
@@ -901,8 +917,8 @@ def with_days(answer: str, bound: list[Bound]) -> list[Bound]:
     day_words = [m.start() for m in _EARLIER_CLAUSE.finditer(text)]
     if not dates and not markers and not day_words and "|" not in text and ":" not in text:
         return bound
-    clauses = [b.start() for b in _CLAUSE_END.finditer(text) if not in_number[b.start()]]
-    sentences = [b.start() for b in _SCOPE_END.finditer(text) if not in_number[b.start()]]
+    clauses = _ends(_CLAUSE_END, text, in_number)
+    sentences = [c for c in clauses if text[c] in _SCOPE_CHARS]  # _SCOPE_END's
     out = []
     for b in bound:
         start, end = b.mention.start, b.mention.end

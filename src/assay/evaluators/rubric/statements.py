@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 from .instruments import Name
@@ -15,6 +15,9 @@ from .instruments import Name
 Span = tuple[int, int]
 
 _SENT_END = re.compile(r"[。！？!?；;.](?:(?<!\.)|(?=\s|$))")  # [。！？!?；;]|\.(?=\s|$), faster
+# The characters _SENT_END matches: where a clause end (`reader`'s, a superset) is one of them,
+# it is a sentence end too, so the reader's one pass over the answer gives both.
+SENT_CHARS = frozenset("。！？!?；;.")
 _BULLET = re.compile(r"\s*(?:[-+•·▪◦>]|\d{1,2}[.、)）](?!\d)|[（(]\d{1,2}[)）]|[a-hA-H][.)](?=\s))\s*")
 _SEPARATOR = re.compile(r"\s*:?-{2,}:?\s*")
 _COLON = re.compile(r"[:：]")
@@ -89,10 +92,14 @@ def _cells(text: str, s: int, e: int) -> list[Span]:
     return out
 
 
-def layout(text: str, names: list[Name], in_number: bytearray) -> Layout:
-    """Cut `text` (normalised) into units, in order of position."""
+def layout(text: str, names: list[Name], in_number: bytearray,
+           cuts: list[int] | None = None) -> Layout:
+    """Cut `text` (normalised) into units, in order of position. `cuts`: the sentence ends
+    outside numbers, in order, when the caller found them already (else found here)."""
+    if cuts is None:
+        cuts = [m.start() for m in _SENT_END.finditer(text) if not in_number[m.start()]]
     if "\n" not in text and "|" not in text and ":" not in text and "：" not in text:
-        return _sentences(text, names, in_number)
+        return _sentences(text, names, cuts)
     units: list[Unit] = []
     section: Subject | None = None
     prev: Subject | None = None
@@ -133,9 +140,10 @@ def layout(text: str, names: list[Name], in_number: bytearray) -> Layout:
             label = (body, colon.start())
         if bullet is not None and own is None and section is not None:
             prev = None  # a list item without a name speaks of its section
-        cuts = [m.start() for m in _SENT_END.finditer(text, s, e) if not in_number[m.start()]]
         start = s
-        for cut in [*cuts, e]:
+        # the line's sentence ends (a line ends at "\n" or the text's end, so these are what
+        # _SENT_END.finditer(text, s, e) finds)
+        for cut in [*cuts[bisect_left(cuts, s):bisect_left(cuts, e)], e]:
             if cut + 1 <= start and cut != e:
                 continue
             end = cut + 1 if cut < e else e
@@ -156,14 +164,13 @@ def layout(text: str, names: list[Name], in_number: bytearray) -> Layout:
     return Layout(units, [u.start for u in units], groups)
 
 
-def _sentences(text: str, names: list[Name], in_number: bytearray) -> Layout:
+def _sentences(text: str, names: list[Name], cuts: list[int]) -> Layout:
     """One line of prose without labels (most short answers): its sentences, each inheriting
     the subject of the one before."""
     units: list[Unit] = []
     prev: Subject | None = None
     start = 0
     e = len(text)
-    cuts = [m.start() for m in _SENT_END.finditer(text) if not in_number[m.start()]]
     for cut in [*cuts, e]:
         end = cut + 1 if cut < e else e
         if end <= start:

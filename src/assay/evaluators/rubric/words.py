@@ -323,6 +323,23 @@ def _first_chars(words: list[str]) -> str:
     return "(?=[" + "".join(sorted({re.escape(w[0]) for w in words})) + "])"
 
 
+def any_in(words: tuple[str, ...], text: str) -> bool:
+    """Whether any of `words` is in `text`. A few `in` tests cost less than one regex search:
+    a search's setup alone (state, match object) costs as much as a dozen of them."""
+    for w in words:  # noqa: SIM110 - a loop, not any(<generator>): no generator per call
+        if w in text:
+            return True
+    return False
+
+
+def longest_first(words: list[str]) -> str:
+    """A group that matches what `(?:w1|w2|…)` does with the words sorted longest first: of two
+    words that both match at a position one is a prefix of the other, and the trie tries the
+    longer first too. The engine tries a few branches per character instead of every word
+    (with IGNORECASE it cannot skip a word's branch at its first character)."""
+    return "(?:" + _trie_pattern(words) + ")"
+
+
 def trie(words: list[str]) -> str:
     """A guarded trie over `words` (no word boundaries), for other modules' word lists."""
     return _first_chars(words) + "(?:" + _trie_pattern(words) + ")"

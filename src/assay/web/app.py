@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from fastapi import FastAPI, Form, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -24,6 +24,7 @@ from assay.report import html as report_html
 from assay.report.compare import compare_runs
 from assay.report.provenance import dataset_warnings
 from assay.store import repo
+from assay.store.browse import SORTS
 from assay.store.db import Engine
 
 from . import queries, security
@@ -106,16 +107,22 @@ def create_app(engine: Engine, *, token: str | None = None,
 
     @app.get("/runs/{run_id}", response_class=HTMLResponse, include_in_schema=False)
     def run_page(run_id: str, evaluator: str | None = None, status: str | None = None,
-                 label: str | None = None, score: str | None = None,
+                 label: str | None = None, score: str | None = None, q: str | None = None,
+                 where: Annotated[list[str] | None, Query()] = None, sort: str = "",
                  page_no: int = Query(1, alias="page")) -> HTMLResponse:
         summary = queries.run_summary(engine, run_id)
+        where = [w for w in (where or []) if w.strip()]
         data = queries.results_page(engine, run_id, evaluator=evaluator or None,
                                     status=status or None, label=label or None,
-                                    score=score or None, page=_page(page_no))
+                                    score=score or None, text=q or None, where=where,
+                                    sort=sort, page=_page(page_no))
         filters = {"evaluator": evaluator or "", "status": status or "",
-                   "label": label or "", "score": score or ""}
-        return page("run.html.j2", s=summary, data=data, filters=filters,
-                    labels=queries.labels(engine, run_id))
+                   "label": label or "", "score": score or "", "q": q or "", "sort": sort}
+        qs = urlencode([*((k, v) for k, v in filters.items() if v),
+                        *(("where", w) for w in where)])
+        return page("run.html.j2", s=summary, data=data, filters=filters, where=where, qs=qs,
+                    labels=queries.labels(engine, run_id), sorts=SORTS,
+                    fields=queries.item_fields(engine, run_id))
 
     @app.get("/runs/{run_id}/online", response_class=HTMLResponse, include_in_schema=False)
     def online_page(run_id: str, bucket: str = "minute") -> HTMLResponse:
@@ -176,11 +183,16 @@ def create_app(engine: Engine, *, token: str | None = None,
 
     @app.get("/api/runs/{run_id}/results")
     def api_results(run_id: str, evaluator: str | None = None, status: str | None = None,
-                    label: str | None = None, score: str | None = None, page: int = 1,
-                    size: int = queries.PAGE) -> dict[str, Any]:
+                    label: str | None = None, score: str | None = None,
+                    q: str | None = None, where: Annotated[list[str] | None, Query()] = None,
+                    sort: str = "", page: int = 1, size: int = queries.PAGE
+                    ) -> dict[str, Any]:
+        """Filters: evaluator, status, label, score (a number or none), q (text in the
+        question, answer or reason), where=FIELD=VALUE (any item field, repeatable); sort:
+        item, score, -score, status, evaluator, latency, -latency."""
         return queries.results_page(engine, run_id, evaluator=evaluator, status=status,
-                                    label=label, score=score, page=_page(page),
-                                    size=min(max(1, size), MAX_SIZE))
+                                    label=label, score=score, text=q, where=where, sort=sort,
+                                    page=_page(page), size=min(max(1, size), MAX_SIZE))
 
     @app.get("/api/runs/{run_id}/items/{item_id:path}")
     def api_item(run_id: str, item_id: str) -> dict[str, Any]:

@@ -8,7 +8,8 @@ from typing import Any
 from assay.core.errors import ConfigError
 from assay.report.aggregate import summary_by_evaluator
 from assay.report.calibration import run_calibrations
-from assay.store import dataset_names, repo
+from assay.report.reasons import stated_reason
+from assay.store import browse, dataset_names, repo
 from assay.store import datasets as stored_datasets
 from assay.store import results as stored_results
 from assay.store import reviews as stored_reviews
@@ -71,8 +72,12 @@ def _summary(engine: Engine, run: dict[str, Any]) -> dict[str, Any]:
 
 def results_page(engine: Engine, run_id: str, *, evaluator: str | None = None,
                  status: str | None = None, label: str | None = None,
-                 score: str | None = None, page: int = 1, size: int = PAGE
-                 ) -> dict[str, Any]:
+                 score: str | None = None, text: str | None = None,
+                 where: list[str] | None = None, sort: str = "", page: int = 1,
+                 size: int = PAGE) -> dict[str, Any]:
+    """One page of a run's results, filtered (evaluator, status, label, score, `text` in the
+    question, answer or reason, `where` "FIELD=VALUE" on any item field) and sorted; each row's
+    `reason` is the judge's own (report/reasons.py), not how its reply was parsed."""
     run = run_or_404(engine, run_id)
     size = max(1, min(500, size))
     page = max(1, page)
@@ -83,9 +88,17 @@ def results_page(engine: Engine, run_id: str, *, evaluator: str | None = None,
         except ValueError:
             raise ConfigError(f"score filter must be a number or none, not '{score}'") \
                 from None
-    total, rows = stored_results.results_page(
+    if sort not in browse.SORTS:
+        raise ConfigError(f"sort must be one of {', '.join(s for s in browse.SORTS if s)}, "
+                          f"not '{sort}'")
+    total, rows = browse.browse_page(
         engine, run_id, run["dataset_id"], evaluator=evaluator, status=status, label=label,
-        score=value, no_score=score in ("none", "null"), limit=size, offset=(page - 1) * size)
+        score=value, no_score=score in ("none", "null"), text=text or None,
+        where=parse_where(where or []), sort=sort, limit=size, offset=(page - 1) * size)
+    for r in rows:
+        r["parse_note"] = r["reason"] if r["how"] and r["reason"] == r["how"] else None
+        r["reason"] = stated_reason(r["reason"], r.pop("how"), r.pop("reply"))
+        del r["id"]
     evaluators = _EVALUATORS.get((id(engine), run_id)) if run["status"] != "running" else None
     if evaluators is None:
         evaluators = stored_results.evaluator_names(engine, run_id)
@@ -94,6 +107,23 @@ def results_page(engine: Engine, run_id: str, *, evaluator: str | None = None,
     return {"total": total, "page": page, "size": size,
             "pages": max(1, -(-total // size)), "rows": rows,
             "evaluators": sorted(evaluators)}
+
+
+def parse_where(where: list[str]) -> dict[str, str]:
+    """["tags=Stock", "method=x"] → {"tags": "Stock", …}; an entry without "=" is refused."""
+    out: dict[str, str] = {}
+    for w in where:
+        if not w.strip():
+            continue
+        name, eq, value = w.partition("=")
+        if not eq or not name.strip():
+            raise ConfigError(f"an item-field filter is FIELD=VALUE, not '{w}'")
+        out[name.strip()] = value.strip()
+    return out
+
+
+def item_fields(engine: Engine, run_id: str) -> list[str]:
+    return browse.field_names(engine, run_or_404(engine, run_id)["dataset_id"])
 
 
 def labels(engine: Engine, run_id: str) -> list[str]:

@@ -1,0 +1,73 @@
+"""The query functions behind the issue-28 views, on the richer store (tests/web/rich.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from assay.core.errors import ConfigError
+from assay.report.reasons import stated_reason
+from assay.store.db import open_engine
+from assay.web import queries
+from tests.web.conftest import Store
+from tests.web.rich import JUDGE, PROSE, RIGHT, Rich, make_rich
+
+
+@pytest.fixture(scope="module")
+def rich(two_runs: Store, tmp_path_factory: pytest.TempPathFactory) -> Rich:
+    return make_rich(two_runs, tmp_path_factory.mktemp("views") / "ui.db")
+
+
+def test_stated_reason_is_the_judges_prose_not_the_parse_rule() -> None:
+    reply = PROSE + "\n最终分数：{\"score\":1}"
+    assert stated_reason("last JSON object", "last JSON object", reply) == PROSE
+    fenced = "<think>draft</think>The price 12.3 matches.\n```json\n{\"score\": 1}\n```"
+    assert stated_reason("fenced block", "fenced block", fenced) == "The price 12.3 matches."
+    # a judge that gave a reason keeps it; a code evaluator's reason is its own
+    assert stated_reason("回答正确", "last JSON object", '{"Score":1,"Reason":"回答正确"}') \
+        == "回答正确"
+    assert stated_reason("按规则得1分", None, None) == "按规则得1分"
+    # nothing but the verdict: the parse rule is all there is to say
+    assert stated_reason("last JSON object", "last JSON object", '{"score":1}') \
+        == "last JSON object"
+
+
+def test_results_show_the_judges_reason(rich: Rich) -> None:
+    engine = open_engine(rich.url)
+    page = queries.results_page(engine, rich.run_b, evaluator=JUDGE)
+    assert page["total"] == 3
+    row = next(r for r in page["rows"] if r["item_id"] == RIGHT)
+    assert row["reason"] == PROSE and row["parse_note"] == "last JSON object"
+    assert row["question"] == "贵州茅台最新股价" and "1455.00" in row["answer"]
+    assert "reply" not in row
+
+
+def test_text_search_field_filters_and_sort(rich: Rich) -> None:
+    engine = open_engine(rich.url)
+    # text in the reason: exactly the results whose reason says it
+    every = queries.results_page(engine, rich.run_a, size=500)["rows"]
+    hits = queries.results_page(engine, rich.run_a, text="不在", size=500)
+    assert hits["total"] == sum("不在" in r["reason"] for r in every) > 0
+    # text in the question
+    moutai = queries.results_page(engine, rich.run_a, text="贵州茅台")
+    assert moutai["total"] > 0 and all("贵州茅台" in (r["question"] or "") or
+                                       "贵州茅台" in (r["answer"] or "")
+                                       or "贵州茅台" in r["reason"] for r in moutai["rows"])
+    # a LIKE wildcard is a literal character
+    assert queries.results_page(engine, rich.run_a, text="%")["total"] < 99
+    # any item field, as text
+    stock = queries.results_page(engine, rich.run_a, where=["tags=Stock"], size=500)
+    assert 0 < stock["total"] < 99
+    both = queries.results_page(engine, rich.run_a, where=["tags=Stock", "question_id=S01"])
+    assert {r["item_id"] for r in both["rows"]} <= {r["item_id"] for r in stock["rows"]}
+    assert all(r["item_id"].startswith("(T1)Assay_Sample_S01") for r in both["rows"])
+    # sort by score, descending: ones first, unscored last
+    ordered = queries.results_page(engine, rich.run_a, sort="-score", size=500)["rows"]
+    scores = [r["score"] for r in ordered]
+    assert scores[0] == 1.0 and scores[-1] is None
+    assert [s for s in scores if s is not None] == sorted(
+        (s for s in scores if s is not None), reverse=True)
+    with pytest.raises(ConfigError):
+        queries.results_page(engine, rich.run_a, sort="bogus")
+    with pytest.raises(ConfigError):
+        queries.results_page(engine, rich.run_a, where=["tags"])
+    assert "tags" in queries.item_fields(engine, rich.run_a)

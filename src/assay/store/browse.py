@@ -58,11 +58,12 @@ def browse_page(engine: Engine, run_id: str, dataset_id: str, *, evaluator: str 
         base = base.select_from(results.join(items, on_item, isouter=not (label or where)))
     if need_answer:
         base = base.join(answers, on_answer, isouter=True)
-    orders: dict[str, list[Any]] = {"item": [results.c.item_id], "score": [results.c.score.asc().nulls_first()],
-             "-score": [results.c.score.desc().nulls_last()], "status": [results.c.status],
-             "evaluator": [results.c.evaluator],
-             "latency": [answers.c.latency_s.asc().nulls_last()],
-             "-latency": [answers.c.latency_s.desc().nulls_last()]}
+    orders: dict[str, list[Any]] = {
+        "item": [results.c.item_id], "score": [results.c.score.asc().nulls_first()],
+        "-score": [results.c.score.desc().nulls_last()], "status": [results.c.status],
+        "evaluator": [results.c.evaluator],
+        "latency": [answers.c.latency_s.asc().nulls_last()],
+        "-latency": [answers.c.latency_s.desc().nulls_last()]}
     order = orders.get(sort, [])
     with engine.connect() as conn:
         total = conn.execute(select(func.count()).select_from(base.subquery())).scalar_one()

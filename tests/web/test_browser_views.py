@@ -14,7 +14,7 @@ import pytest
 from assay.store.db import open_engine
 from tests.conftest import ROOT
 from tests.web.conftest import Store
-from tests.web.rich import PROSE, Rich, make_rich
+from tests.web.rich import PROSE, RIGHT, Rich, make_rich
 from tests.web.serving import served
 from tests.web.test_browser import CHROMIUM, browser, shot  # noqa: F401 (a fixture)
 
@@ -70,4 +70,38 @@ def test_results_search_filter_sort_and_judge_reason(site: tuple[str, Rich],
     page.click("#apply")
     page.wait_for_selector("#no-results")
     assert "0 result(s)" in page.inner_text("#pager")
+    page.close()
+
+
+def test_compare_matrix_and_side_by_side(site: tuple[str, Rich], browser: Any) -> None:  # noqa: F811
+    base, rich = site
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(base + f"/compare?runs={rich.run_a}&runs={rich.run_b}&runs={rich.run_c}")
+    page.wait_for_selector("#matrix")
+    head = page.inner_text("#matrix tr >> nth=0")
+    assert rich.run_a in head and rich.run_b in head and rich.run_c in head
+    assert "99 sample(s)" in page.inner_text("#matrix-pager")
+    first = page.locator("#matrix tr >> nth=1")
+    assert first.locator("td").count() == 4
+    snap(page, "compare-matrix")
+    page.check("#changed")
+    page.click("#show-matrix")
+    page.wait_for_url("**changed=1**")
+    pager = page.inner_text("#matrix-pager")
+    n = int(pager.split()[0])
+    assert 0 < n < 99 and "changed sample(s)" in pager
+    rows = page.locator("#matrix tr.changed")
+    assert rows.count() == min(n, 50) == page.locator("#matrix tr").count() - 1
+    # one row's cells differ
+    cells = {rows.nth(0).locator("td").nth(i).inner_text() for i in (1, 2, 3)}
+    assert len(cells) > 1
+    page.goto(base + f"/compare?runs={rich.run_a}&runs={rich.run_b}")
+    page.click(f"#matrix >> text={RIGHT}")
+    page.wait_for_selector("#side-by-side")
+    cols = page.locator("#side-by-side section.col")
+    assert cols.count() == 2
+    assert "finance-rubric → 1.0" in cols.nth(0).inner_text()
+    right = cols.nth(1).inner_text()
+    assert PROSE in right and "<script>" in right and page.evaluate("window.__pwned") is None
+    snap(page, "compare-side-by-side")
     page.close()

@@ -71,3 +71,38 @@ def test_text_search_field_filters_and_sort(rich: Rich) -> None:
     with pytest.raises(ConfigError):
         queries.results_page(engine, rich.run_a, where=["tags"])
     assert "tags" in queries.item_fields(engine, rich.run_a)
+
+
+def test_compare_matrix_three_runs_and_changed_only(rich: Rich) -> None:
+    engine = open_engine(rich.url)
+    runs = [rich.run_a, rich.run_b, rich.run_c]
+    m = queries.compare_matrix(engine, runs, size=500)
+    assert m["evaluator"] == "finance-rubric"  # the one every run has comes first
+    assert m["evaluators"] == ["finance-rubric", JUDGE] and m["total"] == 99
+    row = next(r for r in m["rows"] if r["item_id"] == RIGHT)
+    assert [c["score"] for c in row["cells"]] == [1.0, 0.0, 1.0] and row["changed"]
+    same = [r for r in m["rows"] if len({c["score"] for c in r["cells"]}) == 1]
+    assert same and not any(r["changed"] for r in same)
+    changed = queries.compare_matrix(engine, runs, changed_only=True, size=500)
+    assert 0 < changed["total"] < 99 and all(r["changed"] for r in changed["rows"])
+    assert changed["total"] == sum(r["changed"] for r in m["rows"])
+    # a run without the evaluator: an empty cell, and every sample counts as changed
+    j = queries.compare_matrix(engine, runs, evaluator=JUDGE, changed_only=True)
+    assert j["total"] == 3 and all(r["cells"][0] is None and r["cells"][1] is not None
+                                   for r in j["rows"])
+    page2 = queries.compare_matrix(engine, runs, page=2, size=10)
+    assert page2["rows"][0]["item_id"] == m["rows"][10]["item_id"] and page2["pages"] == 10
+    with pytest.raises(ConfigError):
+        queries.compare_matrix(engine, runs, evaluator="nope")
+
+
+def test_side_by_side(rich: Rich) -> None:
+    engine = open_engine(rich.url)
+    v = queries.side_by_side(engine, [rich.run_a, rich.run_b], RIGHT)
+    assert v["fields"]["prompt"] == "贵州茅台最新股价"
+    a, b = v["columns"]
+    assert [r["evaluator"] for r in a["results"]] == ["finance-rubric"]
+    judge = next(r for r in b["results"] if r["evaluator"] == JUDGE)
+    assert judge["stated"] == PROSE and "<script>" in judge["answer"]["text"]
+    with pytest.raises(LookupError):
+        queries.side_by_side(engine, [rich.run_a], "no-such-item")

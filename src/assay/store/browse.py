@@ -93,30 +93,34 @@ def field_names(engine: Engine, dataset_id: str) -> list[str]:
     return sorted(row[0]) if row and isinstance(row[0], dict) else []
 
 
-def matrix_page(engine: Engine, run_ids: Sequence[str], evaluator: str, *,
-                changed_only: bool = False, limit: int = 50, offset: int = 0
-                ) -> tuple[int, list[Any]]:
-    """(how many samples, one page of their cells) of one evaluator across several runs: a
-    sample is (item, target, epoch); `changed_only` keeps those whose score differs between
-    the runs or that some run lacks. Cells: run_id, item_id, target, epoch, score, status."""
+def matrix_keys(engine: Engine, run_ids: Sequence[str], evaluator: str, *,
+                changed_only: bool = False) -> list[tuple[str, str, int]]:
+    """The samples (item, target, epoch) one evaluator scored in any of several runs, sorted;
+    `changed_only`: those whose score differs between the runs or that some run lacks. One
+    GROUP BY over the runs' results (no evidence read)."""
     ids = list(run_ids)
-    where = and_(results.c.run_id.in_(ids), results.c.evaluator == evaluator)
     key = (results.c.item_id, results.c.target, results.c.epoch)
-    samples = select(*key).where(where).group_by(*key)
+    q = select(*key).where(results.c.run_id.in_(ids), results.c.evaluator == evaluator) \
+        .group_by(*key)
     if changed_only:
-        samples = samples.having(or_(
+        q = q.having(or_(
             func.max(results.c.score) != func.min(results.c.score), func.count() < len(ids),
             and_(func.count(results.c.score) > 0,
                  func.count(results.c.score) < func.count())))
     with engine.connect() as conn:
-        total = conn.execute(select(func.count()).select_from(samples.subquery())).scalar_one()
-        page = conn.execute(samples.order_by(*key).limit(limit).offset(offset)).all()
-        if not page:
-            return int(total), []
-        cells = conn.execute(select(results.c.run_id, *key, results.c.score, results.c.status)
-                             .where(where, results.c.item_id.in_({p[0] for p in page}))).all()
-    wanted = {tuple(p) for p in page}
-    return int(total), [c for c in cells if (c[1], c[2], c[3]) in wanted]
+        return [(r[0], r[1], r[2]) for r in conn.execute(q.order_by(*key))]
+
+
+def matrix_cells(engine: Engine, run_ids: Sequence[str], evaluator: str,
+                 samples: Sequence[tuple[str, str, int]]) -> list[Any]:
+    """run_id, item_id, target, epoch, score, status of some samples' results in the runs."""
+    wanted = set(samples)
+    q = select(results.c.run_id, results.c.item_id, results.c.target, results.c.epoch,
+               results.c.score, results.c.status).where(
+        results.c.run_id.in_(list(run_ids)), results.c.evaluator == evaluator,
+        results.c.item_id.in_({s[0] for s in wanted}))
+    with engine.connect() as conn:
+        return [c for c in conn.execute(q) if (c[1], c[2], c[3]) in wanted]
 
 
 def evaluators_of(engine: Engine, run_ids: Sequence[str]) -> list[tuple[str, str]]:

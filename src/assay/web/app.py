@@ -147,12 +147,27 @@ def create_app(engine: Engine, *, token: str | None = None,
                                 status_code=303)
 
     @app.get("/compare", response_class=HTMLResponse, include_in_schema=False)
-    def compare_page(runs: Annotated[list[str] | None, Query()] = None) -> HTMLResponse:
-        runs = runs or []
-        pairs = compare_runs(engine, runs) if len(runs) >= 2 else []
-        return page("compare.html.j2", runs=runs, pairs=pairs,
+    def compare_page(runs: Annotated[list[str] | None, Query()] = None,
+                     evaluator: str | None = None, changed: str | None = None,
+                     page_no: int = Query(1, alias="page")) -> HTMLResponse:
+        runs = [r for r in (runs or []) if r]
+        pairs = queries.comparison(engine, runs) if len(runs) >= 2 else []
+        matrix = queries.compare_matrix(engine, runs, evaluator=evaluator or None,
+                                        changed_only=bool(changed), page=_page(page_no)) \
+            if len(runs) >= 2 else None
+        qs = urlencode([*(("runs", r) for r in runs),
+                        *((("evaluator", matrix["evaluator"]),) if matrix and
+                          matrix["evaluator"] else ()),
+                        *((("changed", "1"),) if changed else ())])
+        return page("compare.html.j2", runs=runs, pairs=pairs, matrix=matrix, qs=qs,
                     known=queries.runs_list(engine),
                     warnings=dataset_warnings(engine, runs) if pairs else [])
+
+    @app.get("/compare/item", response_class=HTMLResponse, include_in_schema=False)
+    def compare_item_page(item: str, runs: Annotated[list[str], Query()]) -> HTMLResponse:
+        runs = [r for r in runs if r]
+        return page("compare_item.html.j2", v=queries.side_by_side(engine, runs, item),
+                    runs_qs=urlencode([("runs", r) for r in runs]))
 
     @app.get("/datasets", response_class=HTMLResponse, include_in_schema=False)
     def datasets_page() -> HTMLResponse:
@@ -213,6 +228,13 @@ def create_app(engine: Engine, *, token: str | None = None,
     @app.get("/api/compare")
     def api_compare(runs: Annotated[list[str], Query()]) -> list[dict[str, Any]]:
         return [p.as_dict() for p in compare_runs(engine, runs)]
+
+    @app.get("/api/compare/matrix")
+    def api_compare_matrix(runs: Annotated[list[str], Query()], evaluator: str | None = None,
+                           changed: bool = False, page: int = 1) -> dict[str, Any]:
+        """Items × runs for one evaluator: per sample, each run's score and status."""
+        return queries.compare_matrix(engine, runs, evaluator=evaluator, changed_only=changed,
+                                      page=_page(page))
 
     @app.get("/api/datasets")
     def api_datasets() -> list[dict[str, Any]]:

@@ -8,6 +8,7 @@ from typing import Any
 from assay.core.errors import ConfigError
 from assay.report.aggregate import summary_by_evaluator
 from assay.report.calibration import run_calibrations
+from assay.report.compare import compare_runs
 from assay.report.reasons import stated_reason
 from assay.store import browse, dataset_names, repo
 from assay.store import datasets as stored_datasets
@@ -181,3 +182,110 @@ def datasets_list(engine: Engine) -> list[dict[str, Any]]:
 def named_versions(engine: Engine) -> list[dict[str, Any]]:
     """Every named dataset version (`assay datasets add`), by name and number."""
     return [{**v.__dict__, "ref": v.ref} for v in dataset_names.versions(engine)]
+
+
+def compare_matrix(engine: Engine, run_ids: list[str], *, evaluator: str | None = None,
+                   changed_only: bool = False, page: int = 1, size: int = PAGE
+                   ) -> dict[str, Any]:
+    """Items × runs for one evaluator (by default the first that every run has): a page of
+    samples, each with one cell per run (score and status, None where the run lacks it) and
+    whether the runs differ on it."""
+    for r in run_ids:
+        run_or_404(engine, r)
+    have: dict[str, set[str]] = {}
+    for run, name in browse.evaluators_of(engine, run_ids):
+        have.setdefault(name, set()).add(run)
+    names = sorted(have, key=lambda n: (len(have[n]) < len(run_ids), n))
+    if evaluator and evaluator not in have:
+        raise ConfigError(f"no run here has evaluator '{evaluator}' "
+                          f"(they have {', '.join(names) or 'none'})")
+    chosen = evaluator or (names[0] if names else None)
+    means = {r: ((run_summary(engine, r)["evaluators"].get(chosen) or {}).get("mean")
+                 if chosen else None) for r in run_ids}
+    if chosen is None:
+        return {"runs": run_ids, "evaluators": [], "evaluator": None, "rows": [], "total": 0,
+                "page": 1, "pages": 1, "means": means, "changed_only": changed_only}
+    size = max(1, min(500, size))
+    page = max(1, page)
+    samples = _matrix_keys(engine, run_ids, chosen, changed_only)
+    total = len(samples)
+    cells = browse.matrix_cells(engine, run_ids, chosen,
+                                samples[(page - 1) * size:page * size])
+    by_sample: dict[tuple[str, str, int], dict[str, dict[str, Any]]] = {}
+    for run, item, target, epoch, score, status in cells:
+        by_sample.setdefault((item, target, epoch), {})[run] = {"score": score,
+                                                                "status": status}
+    rows = []
+    for (item, target, epoch), got in sorted(by_sample.items()):
+        row_cells = [got.get(r) for r in run_ids]
+        seen = {(c["score"], c["status"] if c["score"] is None else "") if c else None
+                for c in row_cells}
+        rows.append({"item_id": item, "target": target, "epoch": epoch, "cells": row_cells,
+                     "changed": len(seen) > 1})
+    return {"runs": run_ids, "evaluators": names, "evaluator": chosen, "rows": rows,
+            "total": total, "page": page, "pages": max(1, -(-total // size)), "means": means,
+            "changed_only": changed_only}
+
+
+# A comparison of finished runs only changes by review: its sample list (the matrix's rows)
+# and its statistics are kept between requests, as the run summary is.
+_MATRIX: dict[tuple[Any, ...], list[tuple[str, str, int]]] = {}
+_PAIRS: dict[tuple[Any, ...], list[Any]] = {}
+
+
+def _finished_key(engine: Engine, run_ids: list[str]) -> tuple[Any, ...] | None:
+    runs = [run_or_404(engine, r) for r in run_ids]
+    if any(r["status"] == "running" for r in runs):
+        return None
+    return (id(engine), *run_ids,
+            *(stored_reviews.newest_review_id(engine, r) for r in run_ids))
+
+
+def _matrix_keys(engine: Engine, run_ids: list[str], evaluator: str, changed_only: bool
+                 ) -> list[tuple[str, str, int]]:
+    key = _finished_key(engine, run_ids)
+    full = None if key is None else (*key, evaluator, changed_only)
+    if full is not None and full in _MATRIX:
+        return _MATRIX[full]
+    samples = browse.matrix_keys(engine, run_ids, evaluator, changed_only=changed_only)
+    if full is not None:
+        if len(_MATRIX) > 16:
+            _MATRIX.clear()
+        _MATRIX[full] = samples
+    return samples
+
+
+def comparison(engine: Engine, run_ids: list[str]) -> list[Any]:
+    """report.compare.compare_runs, kept for finished runs until their next review."""
+    key = _finished_key(engine, run_ids)
+    if key is not None and key in _PAIRS:
+        return _PAIRS[key]
+    pairs = compare_runs(engine, run_ids)
+    if key is not None:
+        if len(_PAIRS) > 16:
+            _PAIRS.clear()
+        _PAIRS[key] = pairs
+    return pairs
+
+
+def side_by_side(engine: Engine, run_ids: list[str], item_id: str) -> dict[str, Any]:
+    """One item's chain in each run (question and truth once; per run its answers and, per
+    evaluator, score, the judge's reason and evidence)."""
+    columns: list[dict[str, Any]] = []
+    fields: dict[str, Any] = {}
+    for r in run_ids:
+        try:
+            chain = item_chain(engine, r, item_id)
+        except LookupError:
+            columns.append({"run_id": r, "missing": True, "results": []})
+            continue
+        fields = fields or chain["fields"]
+        for row in chain["results"]:
+            ev = row.get("evidence") or {}
+            row["stated"] = stated_reason(row["reason"], (ev.get("parsed") or {}).get("how"),
+                                          ev.get("reply"))
+        columns.append({"run_id": r, "missing": False, "results": chain["results"]})
+    if not fields:
+        raise LookupError(f"no run of {', '.join(run_ids)} has item '{item_id}'")
+    evaluators = sorted({row["evaluator"] for c in columns for row in c["results"]})
+    return {"item_id": item_id, "fields": fields, "columns": columns, "evaluators": evaluators}

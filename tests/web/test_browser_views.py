@@ -105,3 +105,42 @@ def test_compare_matrix_and_side_by_side(site: tuple[str, Rich], browser: Any) -
     assert PROSE in right and "<script>" in right and page.evaluate("window.__pwned") is None
     snap(page, "compare-side-by-side")
     page.close()
+
+
+def test_item_page_marks_waterfall_and_truth_gap(site: tuple[str, Rich],
+                                                 browser: Any) -> None:  # noqa: F811
+    base, rich = site
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(base + f"/runs/{rich.run_a}/items/%28T1%29Assay_Sample_S01_right")
+    page.wait_for_selector("#item-title")
+    assert page.inner_text("#question") == "贵州茅台最新股价"
+    # the rubric read the canonical text: the value marked there, linked to its evidence row
+    mark = page.locator("#read-0 mark.pass")
+    assert mark.inner_text() == "1455.00"
+    assert page.locator("#read-0 mark.ignored").inner_text() == "2.01%"
+    page.click("#read-0 a.mark-link")
+    page.wait_for_url("**#ev-0-0")
+    row = page.inner_text("#ev-0-0")
+    assert "1455.00" in row and "[1454.95, 1455.05]" in row and "pass" in row
+    snap(page, "item-marks")
+    page.goto(base + f"/runs/{rich.run_b}/items/%28T1%29Assay_Sample_S01_right")
+    page.wait_for_selector("#item-title")
+    assert page.locator("#question").count() == 1  # once, not per evaluator
+    gap = page.inner_text("#gap-0")
+    assert "410 days before the answer" in gap and "stale" in gap
+    sections = page.locator("section.evaluator")
+    assert sections.count() == 2
+    judge = sections.filter(has_text="finsearch-t1-judge@m")
+    assert PROSE in judge.inner_text()
+    spans = page.locator("table.spans tr")
+    names = [spans.nth(i).locator("td").nth(1).inner_text() for i in range(1, spans.count())]
+    assert names == [RIGHT, "· recorded", "· · quote", "· finsearch-t1-judge@m"]
+    bars = page.locator("table.spans .wf-bar")
+    assert bars.count() == 4
+    quote_bar = bars.nth(2).get_attribute("style") or ""
+    assert "margin-left: 12.50%" in quote_bar and "width: 25.00%" in quote_bar  # 300–900 of 2400 ms
+    page.click("details.waterfall > summary")
+    assert not page.locator("table.spans").is_visible()  # collapsed
+    page.click("details.waterfall > summary")
+    snap(page, "item-waterfall")
+    page.close()

@@ -132,7 +132,7 @@ def create_app(engine: Engine, *, token: str | None = None,
     @app.get("/runs/{run_id}/items/{item_id:path}", response_class=HTMLResponse,
              include_in_schema=False)
     def item_page(run_id: str, item_id: str) -> HTMLResponse:
-        return page("item.html.j2", chain=queries.item_chain(engine, run_id, item_id))
+        return page("item.html.j2", v=queries.item_view(engine, run_id, item_id))
 
     @app.post("/runs/{run_id}/items/{item_id:path}/review", include_in_schema=False)
     def review_form(run_id: str, item_id: str, evaluator: str = Form(...),

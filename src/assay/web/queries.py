@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from assay.core.errors import ConfigError
+from assay.report import itemview
 from assay.report.aggregate import summary_by_evaluator
 from assay.report.calibration import run_calibrations
 from assay.report.compare import compare_runs
@@ -173,6 +174,40 @@ def item_chain(engine: Engine, run_id: str, item_id: str) -> dict[str, Any]:
                                if (s["attributes"] or {}).get("target") in (None, r["target"])
                                and (s["attributes"] or {}).get("epoch") in (None, r["epoch"])]})
     return {"run_id": run_id, "item_id": item_id, "fields": item.fields, "results": rows}
+
+
+def item_view(engine: Engine, run_id: str, item_id: str) -> dict[str, Any]:
+    """The item page: the item's fields once; per sample (target, epoch) its answer with the
+    rubric's values marked, its ground truth with the gap in words and a stale flag, its spans
+    as a waterfall; per evaluator its score, the judge's own reason and its evidence."""
+    chain = item_chain(engine, run_id, item_id)
+    samples: dict[tuple[str, int], dict[str, Any]] = {}
+    for row in chain["results"]:
+        key = (row["target"], row["epoch"])
+        sample = samples.get(key)
+        if sample is None:
+            truth = row["truth"]
+            gap = truth.get("gap_s") if truth else None
+            sample = samples[key] = {
+                "target": row["target"], "epoch": row["epoch"], "answer": row["answer"],
+                "truth": truth, "gap": itemview.humane_gap(gap),
+                "stale": itemview.is_stale(gap), "spans": itemview.waterfall(row["spans"]),
+                "marked": None, "read": None, "evaluators": []}
+        ev = row.get("evidence") or {}
+        row["stated"] = stated_reason(row["reason"], (ev.get("parsed") or {}).get("how"),
+                                      ev.get("reply"))
+        answer_text = (row["answer"] or {}).get("text") or ""
+        if sample["marked"] is None and isinstance(ev.get("values"), list):
+            read = (ev.get("read") or {}).get("text") if isinstance(ev.get("read"), dict) \
+                else None
+            text = read if read and read != answer_text else answer_text
+            sample["read"] = {"text": read, "rewrites": (ev.get("read") or {}).get("rewrites")
+                              } if read and read != answer_text else None
+            sample["marked"] = itemview.marked(text, ev["values"], ev.get("ignored") or [])
+            sample["marked_by"] = row["evaluator"]
+        sample["evaluators"].append(row)
+    return {"run_id": run_id, "item_id": item_id, "fields": chain["fields"],
+            "samples": list(samples.values())}
 
 
 def datasets_list(engine: Engine) -> list[dict[str, Any]]:

@@ -144,3 +144,30 @@ def test_item_page_marks_waterfall_and_truth_gap(site: tuple[str, Rich],
     page.click("details.waterfall > summary")
     snap(page, "item-waterfall")
     page.close()
+
+
+def test_runs_list_search_and_run_page_charts(site: tuple[str, Rich],
+                                              browser: Any) -> None:  # noqa: F811
+    base, rich = site
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(base + "/")
+    assert page.locator("#runs tr").count() >= 4
+    head = page.inner_text("#runs tr >> nth=0")
+    for col in ("tags", "target", "items", "cost $"):
+        assert col in head
+    page.fill("#run-q", rich.run_c[-8:])
+    page.click("#run-search")
+    page.wait_for_url("**q=**")
+    rows = page.locator("#runs tr")
+    assert rows.count() == 2 and rich.run_c in rows.nth(1).inner_text()
+    assert "recorded" in rows.nth(1).inner_text() and "99" in rows.nth(1).inner_text()
+    snap(page, "runs-list")
+    page.click(f"text={rich.run_c}")
+    page.wait_for_selector("#charts")
+    charts = page.locator("#charts svg.chart")
+    assert charts.count() == 2  # by evaluator, by label
+    assert "finance-rubric" in page.inner_text("#charts")
+    assert page.locator("#charts svg.chart >> nth=0").locator("line.ci").count() == 1
+    assert page.locator(".by-label svg rect.bar").count() == 2
+    snap(page, "run-charts")
+    page.close()

@@ -106,3 +106,21 @@ def test_side_by_side(rich: Rich) -> None:
     assert judge["stated"] == PROSE and "<script>" in judge["answer"]["text"]
     with pytest.raises(LookupError):
         queries.side_by_side(engine, [rich.run_a], "no-such-item")
+
+
+def test_runs_list_search_and_run_charts(rich: Rich) -> None:
+    engine = open_engine(rich.url)
+    runs = queries.runs_list(engine)
+    assert {r["id"] for r in runs} >= {rich.run_a, rich.run_b, rich.run_c}
+    a = next(r for r in runs if r["id"] == rich.run_a)
+    assert a["targets"] == ["recorded"] and a["items"] == 99 and a["tags"] == []
+    assert [r["id"] for r in queries.runs_list(engine, text=rich.run_b[-6:])] == [rich.run_b]
+    assert queries.runs_list(engine, text="no-such-run") == []
+    c = queries.run_charts(engine, rich.run_a)
+    assert c["overall"].startswith("<svg") and "finance-rubric" in c["overall"]
+    assert "0.557" in c["overall"] and 'class="ci"' in c["overall"]  # the mean and its CI
+    (label_chart,) = c["by_label"].values()
+    assert "Time-Sensitive_Data_Fetching(Global)"[:34] in label_chart  # charts.bars cuts at 34
+    assert "0.588" in label_chart
+    assert c["latency"] == {}  # recorded answers: no latency
+    assert queries.run_charts(engine, rich.run_a) is c  # kept for a finished run

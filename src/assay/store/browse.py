@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy import Engine, Text, and_, cast, func, or_, select
 
-from .schema import answers, items, results
+from .schema import answers, items, results, runs
 
 # sort name → (column expression key, descending); the result's id breaks ties (insertion order)
 SORTS = ("", "item", "score", "-score", "status", "evaluator", "latency", "-latency")
@@ -129,3 +129,28 @@ def evaluators_of(engine: Engine, run_ids: Sequence[str]) -> list[tuple[str, str
         return [(r[0], r[1]) for r in conn.execute(
             select(results.c.run_id, results.c.evaluator)
             .where(results.c.run_id.in_(list(run_ids))).distinct())]
+
+
+def run_list(engine: Engine, limit: int = 200, text: str | None = None) -> list[dict[str, Any]]:
+    """The newest runs (whose id or name contains `text`): id, kind, status, created_at,
+    dataset_id, summary, and from the manifest its name, tags, targets and item count."""
+    m = runs.c.manifest
+    q = select(runs.c.id, runs.c.kind, runs.c.status, runs.c.created_at, runs.c.finished_at,
+               runs.c.dataset_id, runs.c.summary, m["name"].as_string().label("name"),
+               m["tags"].label("tags"), m["targets"].label("targets"),
+               m[("dataset", "selected")].as_integer().label("items"))
+    if text:
+        q = q.where(or_(runs.c.id.contains(text, autoescape=True),
+                        m["name"].as_string().contains(text, autoescape=True),
+                        cast(m["tags"], Text).contains(text, autoescape=True)))
+    with engine.connect() as conn:
+        return [dict(r) for r in conn.execute(q.order_by(runs.c.created_at.desc())
+                                              .limit(limit)).mappings()]
+
+
+def answer_latencies(engine: Engine, run_id: str) -> list[tuple[str, float]]:
+    """(target, latency in seconds) of a run's answers that have one."""
+    with engine.connect() as conn:
+        return [(r[0], r[1]) for r in conn.execute(
+            select(answers.c.target, answers.c.latency_s).where(
+                answers.c.run_id == run_id, answers.c.latency_s.is_not(None)))]

@@ -102,8 +102,8 @@ def create_app(engine: Engine, *, token: str | None = None,
 
     # ---- pages -----------------------------------------------------------------------------
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
-    def runs_page() -> HTMLResponse:
-        return page("runs.html.j2", runs=queries.runs_list(engine))
+    def runs_page(q: str | None = None) -> HTMLResponse:
+        return page("runs.html.j2", runs=queries.runs_list(engine, text=q), q=q or "")
 
     @app.get("/runs/{run_id}", response_class=HTMLResponse, include_in_schema=False)
     def run_page(run_id: str, evaluator: str | None = None, status: str | None = None,
@@ -120,7 +120,8 @@ def create_app(engine: Engine, *, token: str | None = None,
                    "label": label or "", "score": score or "", "q": q or "", "sort": sort}
         qs = urlencode([*((k, v) for k, v in filters.items() if v),
                         *(("where", w) for w in where)])
-        return page("run.html.j2", s=summary, data=data, filters=filters, where=where, qs=qs,
+        return page("run.html.j2", s=summary, data=data,
+                    charts=queries.run_charts(engine, run_id), filters=filters, where=where, qs=qs,
                     labels=queries.labels(engine, run_id), sorts=SORTS,
                     fields=queries.item_fields(engine, run_id))
 
@@ -184,8 +185,9 @@ def create_app(engine: Engine, *, token: str | None = None,
 
     # ---- JSON API --------------------------------------------------------------------------
     @app.get("/api/runs")
-    def api_runs() -> list[dict[str, Any]]:
-        return queries.runs_list(engine)
+    def api_runs(q: str | None = None) -> list[dict[str, Any]]:
+        """The newest runs; q: text in a run's id, name or tags."""
+        return queries.runs_list(engine, text=q)
 
     @app.get("/api/runs/{run_id}")
     def api_run(run_id: str) -> dict[str, Any]:

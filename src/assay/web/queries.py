@@ -6,16 +6,16 @@ from __future__ import annotations
 from typing import Any
 
 from assay.core.errors import ConfigError
-from assay.report import itemview
+from assay.report import charts, itemview
 from assay.report.aggregate import summary_by_evaluator
 from assay.report.calibration import run_calibrations
 from assay.report.compare import compare_runs
 from assay.report.reasons import stated_reason
+from assay.report.stats import percentile
 from assay.store import browse, dataset_names, repo
 from assay.store import datasets as stored_datasets
 from assay.store import results as stored_results
 from assay.store import reviews as stored_reviews
-from assay.store import runs as stored_runs
 from assay.store.costs import run_cost_sheet
 from assay.store.db import Engine
 
@@ -29,14 +29,20 @@ def run_or_404(engine: Engine, run_id: str) -> dict[str, Any]:
     return run
 
 
-def runs_list(engine: Engine, limit: int = 200) -> list[dict[str, Any]]:
+def runs_list(engine: Engine, limit: int = 200, text: str | None = None
+              ) -> list[dict[str, Any]]:
     out = []
-    for r in stored_runs.list_with_summaries(engine, limit):
-        summary = (r["summary"] or {}).get("evaluators") or {}
+    for r in browse.run_list(engine, limit, text or None):
+        summary = r["summary"] or {}
+        evaluators = summary.get("evaluators") or {}
+        targets = r["targets"] if isinstance(r["targets"], dict) else {}
         out.append({"id": r["id"], "kind": r["kind"], "status": r["status"],
                     "name": r["name"], "created_at": r["created_at"],
                     "dataset_id": r["dataset_id"],
-                    "means": {k: v.get("mean") for k, v in summary.items()}})
+                    "tags": [str(t) for t in r["tags"]] if isinstance(r["tags"], list) else [],
+                    "targets": sorted(targets), "items": r["items"],
+                    "cost": (summary.get("costs") or {}).get("total"),
+                    "means": {k: v.get("mean") for k, v in evaluators.items()}})
     return out
 
 
@@ -126,6 +132,38 @@ def parse_where(where: list[str]) -> dict[str, str]:
 
 def item_fields(engine: Engine, run_id: str) -> list[str]:
     return browse.field_names(engine, run_or_404(engine, run_id)["dataset_id"])
+
+
+_CHARTS: dict[tuple[int, str, int], dict[str, Any]] = {}
+
+
+def run_charts(engine: Engine, run_id: str) -> dict[str, Any]:
+    """The run page's charts, drawn by report/charts.py as the HTML report draws them: score
+    by evaluator (corrected by reviews, with 95 % intervals), by label (from the run's stored
+    summary), and the answers' latency per target with percentiles."""
+    run = run_or_404(engine, run_id)
+    key = (id(engine), run_id, stored_reviews.newest_review_id(engine, run_id))
+    if run["status"] != "running" and key in _CHARTS:
+        return _CHARTS[key]
+    s = run_summary(engine, run_id)
+    overall = charts.bars([(n, a.get("corrected_mean", a.get("mean")),
+                            a.get("corrected_ci95", a.get("ci95")), a.get("scored", 0))
+                           for n, a in s["evaluators"].items()])
+    by_label = {name: charts.bars([(g, a.get("mean"), a.get("ci95"), a.get("scored", 0))
+                                   for g, a in sorted(groups.items())])
+                for name, groups in ((run["summary"] or {}).get("by_label") or {}).items()}
+    lat: dict[str, list[float]] = {}
+    for target, seconds in browse.answer_latencies(engine, run_id):
+        lat.setdefault(target, []).append(seconds)
+    latency = {t: {"chart": charts.histogram(v), "n": len(v), "p50": percentile(v, 0.5),
+                   "p90": percentile(v, 0.9), "p99": percentile(v, 0.99)}
+               for t, v in sorted(lat.items())}
+    out = {"overall": overall, "by_label": by_label, "latency": latency}
+    if run["status"] != "running":
+        if len(_CHARTS) > 64:
+            _CHARTS.clear()
+        _CHARTS[key] = out
+    return out
 
 
 def labels(engine: Engine, run_id: str) -> list[str]:

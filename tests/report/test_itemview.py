@@ -40,3 +40,15 @@ def test_waterfall_offsets() -> None:
     root, child = waterfall(spans)
     assert (root["left"], root["width"], root["start_ms"]) == (0.0, 100.0, 0.0)
     assert (child["left"], child["width"], child["start_ms"]) == (50.0, 25.0, 1000.0)
+
+
+def test_line_chart() -> None:
+    from assay.report.charts import line
+
+    svg = line({"rubric": [("10:00", 0.5), ("10:01", None), ("10:02", 1.0), ("10:03", 0.75)],
+                "judge<x>": [("10:00", 1.0)]})
+    assert svg.startswith("<svg") and svg.count("<circle") == 4
+    assert svg.count("<polyline") == 1  # the gap at 10:01 splits the rubric's line; one point
+    assert "judge&lt;x&gt;" in svg and "<x>" not in svg
+    assert "10:00" in svg and "10:03" in svg
+    assert line({}) == ""

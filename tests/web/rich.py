@@ -79,3 +79,27 @@ def make_rich(two_runs: Store, dest: Path) -> Rich:
              "start_at": t0 + timedelta(milliseconds=1900),
              "end_at": t0 + timedelta(milliseconds=2400), "attributes": {}}]})
     return Rich(url, two_runs.run_a, b, run_c)
+
+
+def add_online_run(url: str, dataset_id: str, run_id: str = "online-demo") -> str:
+    """An online run (kind online, as `assay watch` writes one) whose finance-rubric and judge
+    results fall in the last six minutes, with means that move."""
+    engine = open_engine(url)
+    repo.create_run(engine, run_id=run_id, kind="online", dataset_id=dataset_id,
+                    manifest={"name": "prod-agent", "source": {"otlp": "127.0.0.1:4318"},
+                              "sample": 0.2, "seed": 0,
+                              "evaluators": [{"name": "finance-rubric"}, {"name": JUDGE}]})
+    now = datetime.now(UTC).replace(second=30, microsecond=0)
+    rows = []
+    for minute, (ones, n) in enumerate([(3, 4), (2, 4), (4, 4), (1, 4), (3, 4), (4, 4)]):
+        at = now - timedelta(minutes=5 - minute)
+        for k in range(n):
+            for name, score in (("finance-rubric", 1.0 if k < ones else 0.0),
+                                (JUDGE, 1.0 if k < max(ones, 2) else 0.0)):
+                rows.append({"run_id": run_id, "item_id": f"t{minute}-{k}", "target": "agent",
+                             "epoch": 0, "evaluator": name, "evaluator_version": "v1",
+                             "score": score, "status": "scored", "reason": "",
+                             "created_at": at, "evidence": {}})
+    repo.write_rows(engine, {"results": rows})
+    repo.finish_run(engine, run_id, "finished", {"online": {"traces": 24, "evaluated": 24}})
+    return run_id

@@ -171,3 +171,23 @@ def test_runs_list_search_and_run_page_charts(site: tuple[str, Rich],
     assert page.locator(".by-label svg rect.bar").count() == 2
     snap(page, "run-charts")
     page.close()
+
+
+def test_online_page_line_chart(site: tuple[str, Rich], browser: Any) -> None:  # noqa: F811
+    from assay.store import repo
+    from tests.web.rich import add_online_run
+
+    base, rich = site
+    dataset = repo.get_run(open_engine(rich.url), rich.run_a)["dataset_id"]  # type: ignore[index]
+    run = add_online_run(rich.url, dataset)
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(base + f"/runs/{run}/online")
+    page.wait_for_selector("#over-time-img")
+    page.wait_for_function("document.getElementById('over-time-img').naturalWidth > 0")
+    svg = page.request.get(base + f"/runs/{run}/online/chart.svg?bucket=minute")
+    assert svg.headers["content-type"].startswith("image/svg+xml")
+    body = svg.text()
+    assert body.count("<polyline") == 2 and body.count("<circle") == 12
+    assert "finance-rubric" in body and "0.750" in body and "0.250" in body
+    snap(page, "online-line-chart")
+    page.close()

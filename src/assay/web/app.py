@@ -28,7 +28,7 @@ from assay.store.browse import SORTS
 from assay.store.db import Engine
 
 from . import queries, security
-from .online import online_view
+from .online import online_view, over_time_chart
 
 HERE = Path(__file__).parent
 CSS = (report_html.TEMPLATES / "assay.css").read_text("utf-8")
@@ -127,8 +127,17 @@ def create_app(engine: Engine, *, token: str | None = None,
 
     @app.get("/runs/{run_id}/online", response_class=HTMLResponse, include_in_schema=False)
     def online_page(run_id: str, bucket: str = "minute") -> HTMLResponse:
-        return page("online.html.j2", v=online_view(engine, run_id, bucket),
-                    every_ms=ONLINE_POLL_MS)
+        v = online_view(engine, run_id, bucket)
+        return page("online.html.j2", v=v, every_ms=ONLINE_POLL_MS,
+                    chart=over_time_chart(v["over_time"]))
+
+    @app.get("/runs/{run_id}/online/chart.svg", include_in_schema=False)
+    def online_chart(run_id: str, bucket: str = "minute") -> Response:
+        """The score-over-time chart alone: the live page reloads it as an image."""
+        v = online_view(engine, run_id, bucket)
+        svg = over_time_chart(v["over_time"]) or (
+            '<svg xmlns="http://www.w3.org/2000/svg" width="640" height="20"></svg>')
+        return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
 
     @app.get("/runs/{run_id}/items/{item_id:path}", response_class=HTMLResponse,
              include_in_schema=False)

@@ -57,7 +57,7 @@ def make_rich(two_runs: Store, dest: Path) -> Rich:
     span = {"trace_id": "t" * 32, "run_id": b, "item_id": RIGHT, "status": "ok"}
     repo.write_rows(engine, {
         "results": [judge_row(b, RIGHT, 1.0, REPLY),
-                    judge_row(b, STALE, 1.0, "学生答1484.91。\n最终分数：{\"score\":1}"),
+                    judge_row(b, STALE, 0.0, "学生答1484.91，是昨收价。\n最终分数：{\"score\":0}"),
                     judge_row(b, "(T1)Assay_Sample_S02_right", 1.0, AGREE + '{"score":1}')],
         "truth_snapshots": [{
             "run_id": b, "item_id": RIGHT, "target": "recorded", "epoch": 0, "mode": "live",

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -190,4 +191,39 @@ def test_online_page_line_chart(site: tuple[str, Rich], browser: Any) -> None:  
     assert body.count("<polyline") == 2 and body.count("<circle") == 12
     assert "finance-rubric" in body and "0.750" in body and "0.250" in body
     snap(page, "online-line-chart")
+    page.close()
+
+
+# last: it changes the module's store (reviews)
+def test_review_queue_remembers_the_reviewer(site: tuple[str, Rich],
+                                             browser: Any) -> None:  # noqa: F811
+    base, rich = site
+    page = browser.new_page(viewport={"width": 1280, "height": 1000})
+    page.goto(base + f"/runs/{rich.run_b}")
+    page.click("#review-queue")
+    page.wait_for_selector("#queue-status")
+    assert "99 sample(s) left to review: 2 evaluators disagree" in page.inner_text(
+        "#queue-status")
+    first = page.inner_text("#item-title")
+    assert "evaluators disagree" in page.inner_text("#queue-item")
+    assert page.locator("section.evaluator").count() == 2  # the rules and the judge
+    snap(page, "review-queue")
+    form = page.locator("details.review-form").first
+    form.locator("summary").click()
+    form.locator("input[name=score]").fill("0")
+    form.locator("input[name=reason]").fill("the rules are right")
+    form.locator("input[name=reviewer]").fill("wang")
+    form.locator("button").click()
+    page.wait_for_url("**/review")
+    status = page.inner_text("#queue-status")
+    assert "98 sample(s) left to review: 1 evaluators disagree" in status
+    assert "reviewing as wang" in status and "1 reviewed" in status
+    assert page.inner_text("#item-title") != first
+    page.locator("details.review-form summary").first.click()
+    assert page.locator("input[name=reviewer]").first.input_value() == "wang"  # remembered
+    page.click("#skip")
+    page.wait_for_url("**skip=1")
+    assert "abstained, unscored or failed" in page.inner_text("#queue-item")
+    page.goto(base + f"/runs/{rich.run_b}/items/{quote(first, safe='')}")
+    assert "corrected to 0.0 by wang: the rules are right" in page.inner_text(".review")
     page.close()

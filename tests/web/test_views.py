@@ -9,7 +9,7 @@ from assay.report.reasons import stated_reason
 from assay.store.db import open_engine
 from assay.web import queries
 from tests.web.conftest import Store
-from tests.web.rich import JUDGE, PROSE, RIGHT, Rich, make_rich
+from tests.web.rich import JUDGE, PROSE, RIGHT, STALE, Rich, make_rich
 
 
 @pytest.fixture(scope="module")
@@ -124,3 +124,20 @@ def test_runs_list_search_and_run_charts(rich: Rich) -> None:
     assert "0.588" in label_chart
     assert c["latency"] == {}  # recorded answers: no latency
     assert queries.run_charts(engine, rich.run_a) is c  # kept for a finished run
+
+
+def test_review_queue_disagreements_first(rich: Rich) -> None:
+    engine = open_engine(rich.url)
+    q = queries.review_queue(engine, rich.run_b)
+    assert q["left"] == 99 and q["reviewed"] == 0
+    disagree, uncertain, rest = q["counts"]
+    # the judge passed S01_right (the rules failed its script's "1") and failed S01_stale
+    assert disagree == 2 and uncertain >= 1 and disagree + uncertain + rest == 99
+    n = q["next"]
+    assert n["kind"] == "evaluators disagree" and n["item_id"] in (RIGHT, STALE)
+    assert [s["target"] for s in n["view"]["samples"]] == ["recorded"]
+    second = queries.review_queue(engine, rich.run_b, skip=1)["next"]
+    assert second["kind"] == "evaluators disagree" and second["item_id"] != n["item_id"]
+    third = queries.review_queue(engine, rich.run_b, skip=2)["next"]
+    assert third["kind"] == "abstained, unscored or failed"
+    assert queries.review_queue(engine, rich.run_b, skip=10_000)["next"] is not None

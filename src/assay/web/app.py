@@ -34,6 +34,8 @@ HERE = Path(__file__).parent
 CSS = (report_html.TEMPLATES / "assay.css").read_text("utf-8")
 ONLINE_JS = (HERE / "static" / "online.js").read_text("utf-8")
 ONLINE_POLL_MS = 3000
+REVIEWER_COOKIE = "assay_reviewer"  # the reviewer's name, remembered for the next review
+REVIEWER_DAYS = 180
 
 
 class ReviewIn(BaseModel):
@@ -141,20 +143,31 @@ def create_app(engine: Engine, *, token: str | None = None,
 
     @app.get("/runs/{run_id}/items/{item_id:path}", response_class=HTMLResponse,
              include_in_schema=False)
-    def item_page(run_id: str, item_id: str) -> HTMLResponse:
-        return page("item.html.j2", v=queries.item_view(engine, run_id, item_id))
+    def item_page(run_id: str, item_id: str, request: Request) -> HTMLResponse:
+        return page("item.html.j2", v=queries.item_view(engine, run_id, item_id),
+                    reviewer=request.cookies.get(REVIEWER_COOKIE, ""))
+
+    @app.get("/runs/{run_id}/review", response_class=HTMLResponse, include_in_schema=False)
+    def review_queue_page(run_id: str, request: Request, skip: int = 0) -> HTMLResponse:
+        q = queries.review_queue(engine, run_id, skip=min(max(0, skip), MAX_PAGE))
+        return page("review.html.j2", q=q, reviewer=request.cookies.get(REVIEWER_COOKIE, ""))
 
     @app.post("/runs/{run_id}/items/{item_id:path}/review", include_in_schema=False)
     def review_form(run_id: str, item_id: str, evaluator: str = Form(...),
                     score: str = Form(...), reason: str = Form(...),
                     reviewer: str = Form(...), target: str = Form(...),
-                    epoch: int = Form(0)) -> Response:
+                    epoch: int = Form(0), then: str = Form("")) -> Response:
         value = None if score.strip().lower() in ("", "null", "none") else _float(score)
         repo.add_review(engine, run_id=run_id, item_id=item_id, evaluator=evaluator,
                         score=value, reason=reason, reviewer=reviewer, target=target,
                         epoch=epoch)
-        return RedirectResponse(f"/runs/{quote(run_id)}/items/{quote(item_id, safe='')}",
-                                status_code=303)
+        # back to the queue only by name: a form field never chooses where to redirect
+        where = f"/runs/{quote(run_id)}/review" if then == "queue" else \
+            f"/runs/{quote(run_id)}/items/{quote(item_id, safe='')}"
+        response = RedirectResponse(where, status_code=303)
+        response.set_cookie(REVIEWER_COOKIE, reviewer[:100], max_age=REVIEWER_DAYS * 86400,
+                            httponly=True, samesite="strict")
+        return response
 
     @app.get("/compare", response_class=HTMLResponse, include_in_schema=False)
     def compare_page(runs: Annotated[list[str] | None, Query()] = None,

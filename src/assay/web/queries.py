@@ -362,3 +362,56 @@ def side_by_side(engine: Engine, run_ids: list[str], item_id: str) -> dict[str, 
         raise LookupError(f"no run of {', '.join(run_ids)} has item '{item_id}'")
     evaluators = sorted({row["evaluator"] for c in columns for row in c["results"]})
     return {"item_id": item_id, "fields": fields, "columns": columns, "evaluators": evaluators}
+
+
+# The review queue's order of a finished run's samples (reviews only filter it): kept.
+_QUEUE: dict[tuple[int, str], list[tuple[int, tuple[str, str, int]]]] = {}
+QUEUE_KINDS = ("evaluators disagree", "abstained, unscored or failed", "the rest")
+
+
+def _queue_order(engine: Engine, run: dict[str, Any]) -> list[tuple[int, tuple[str, str, int]]]:
+    key = (id(engine), run["id"])
+    if run["status"] != "running" and key in _QUEUE:
+        return _QUEUE[key]
+    by_sample: dict[tuple[str, str, int], list[tuple[float | None, str]]] = {}
+    for r in stored_results.sample_scores(engine, run["id"]):
+        by_sample.setdefault((r[0], r[1], r[2]), []).append((r[4], r[5]))
+    order = []
+    for sample, got in by_sample.items():
+        binary = {s for s, st in got if st == "scored" and s in (0.0, 1.0)}
+        if len(binary) > 1:
+            kind = 0  # one evaluator passed it, another failed it
+        elif any(st in ("abstained", "unscored", "error") for _, st in got):
+            kind = 1
+        else:
+            kind = 2
+        order.append((kind, sample))
+    order.sort()
+    if run["status"] != "running":
+        if len(_QUEUE) > 16:
+            _QUEUE.clear()
+        _QUEUE[key] = order
+    return order
+
+
+def review_queue(engine: Engine, run_id: str, skip: int = 0) -> dict[str, Any]:
+    """The next sample nobody has reviewed: samples where evaluators disagree (one passed it,
+    one failed it: a judge against the rules) first, then those an evaluator abstained on,
+    could not score or failed, then the rest; `skip` passes over that many. With the item's
+    page view of it."""
+    run = run_or_404(engine, run_id)
+    reviewed = {k[:3] for k in repo.latest_reviews(engine, run_id)}
+    left = [(kind, s) for kind, s in _queue_order(engine, run) if s not in reviewed]
+    counts = [sum(1 for kind, _ in left if kind == i) for i in range(len(QUEUE_KINDS))]
+    skip = max(0, min(skip, max(0, len(left) - 1)))
+    out: dict[str, Any] = {"run_id": run_id, "left": len(left), "counts": counts,
+                           "kinds": QUEUE_KINDS, "skip": skip, "reviewed": len(reviewed),
+                           "next": None}
+    if left:
+        kind, (item_id, target, epoch) = left[skip]
+        view = item_view(engine, run_id, item_id)
+        view["samples"] = [s for s in view["samples"]
+                           if (s["target"], s["epoch"]) == (target, epoch)]
+        out["next"] = {"kind": QUEUE_KINDS[kind], "item_id": item_id, "target": target,
+                       "epoch": epoch, "view": view}
+    return out

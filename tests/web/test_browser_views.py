@@ -34,7 +34,7 @@ def snap(page: Any, name: str) -> None:
     shot(page, name)
     if os.environ.get("ASSAY_UI_SHOTS"):
         DOCS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(DOCS / f"{name}.png"), full_page=True)
+        page.screenshot(path=str(DOCS / f"{name}.png"))  # the first screenful
 
 
 def test_results_search_filter_sort_and_judge_reason(site: tuple[str, Rich],

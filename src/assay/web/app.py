@@ -22,7 +22,6 @@ from assay.core.access import open_bind_refusal
 from assay.core.errors import AssayError, ConfigError
 from assay.report import html as report_html
 from assay.report.compare import compare_runs
-from assay.report.provenance import dataset_warnings
 from assay.store import repo
 from assay.store.browse import SORTS
 from assay.store.db import Engine
@@ -174,7 +173,7 @@ def create_app(engine: Engine, *, token: str | None = None,
                      evaluator: str | None = None, changed: str | None = None,
                      page_no: int = Query(1, alias="page")) -> HTMLResponse:
         runs = [r for r in (runs or []) if r]
-        pairs = queries.comparison(engine, runs) if len(runs) >= 2 else []
+        pairs, warnings = queries.comparison(engine, runs) if len(runs) >= 2 else ([], [])
         matrix = queries.compare_matrix(engine, runs, evaluator=evaluator or None,
                                         changed_only=bool(changed), page=_page(page_no)) \
             if len(runs) >= 2 else None
@@ -183,8 +182,7 @@ def create_app(engine: Engine, *, token: str | None = None,
                           matrix["evaluator"] else ()),
                         *((("changed", "1"),) if changed else ())])
         return page("compare.html.j2", runs=runs, pairs=pairs, matrix=matrix, qs=qs,
-                    known=queries.runs_list(engine),
-                    warnings=dataset_warnings(engine, runs) if pairs else [])
+                    known=queries.runs_list(engine), warnings=warnings)
 
     @app.get("/compare/item", response_class=HTMLResponse, include_in_schema=False)
     def compare_item_page(item: str, runs: Annotated[list[str], Query()]) -> HTMLResponse:

@@ -10,6 +10,7 @@ from assay.report import charts, itemview
 from assay.report.aggregate import summary_by_evaluator
 from assay.report.calibration import run_calibrations
 from assay.report.compare import compare_runs
+from assay.report.provenance import dataset_warnings
 from assay.report.reasons import stated_reason
 from assay.report.stats import percentile
 from assay.store import browse, dataset_names, repo
@@ -303,7 +304,7 @@ def compare_matrix(engine: Engine, run_ids: list[str], *, evaluator: str | None 
 # A comparison of finished runs only changes by review: its sample list (the matrix's rows)
 # and its statistics are kept between requests, as the run summary is.
 _MATRIX: dict[tuple[Any, ...], list[tuple[str, str, int]]] = {}
-_PAIRS: dict[tuple[Any, ...], list[Any]] = {}
+_PAIRS: dict[tuple[Any, ...], tuple[list[Any], list[str]]] = {}
 
 
 def _finished_key(engine: Engine, run_ids: list[str]) -> tuple[Any, ...] | None:
@@ -328,17 +329,19 @@ def _matrix_keys(engine: Engine, run_ids: list[str], evaluator: str, changed_onl
     return samples
 
 
-def comparison(engine: Engine, run_ids: list[str]) -> list[Any]:
-    """report.compare.compare_runs, kept for finished runs until their next review."""
+def comparison(engine: Engine, run_ids: list[str]) -> tuple[list[Any], list[str]]:
+    """report.compare.compare_runs and the runs' dataset warnings, kept for finished runs
+    until their next review (both read every result or item: seconds at 100,000 items)."""
     key = _finished_key(engine, run_ids)
     if key is not None and key in _PAIRS:
         return _PAIRS[key]
     pairs = compare_runs(engine, run_ids)
+    out = (pairs, dataset_warnings(engine, run_ids) if pairs else [])
     if key is not None:
         if len(_PAIRS) > 16:
             _PAIRS.clear()
-        _PAIRS[key] = pairs
-    return pairs
+        _PAIRS[key] = out
+    return out
 
 
 def side_by_side(engine: Engine, run_ids: list[str], item_id: str) -> dict[str, Any]:

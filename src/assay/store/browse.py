@@ -66,9 +66,15 @@ def browse_page(engine: Engine, run_id: str, dataset_id: str, *, evaluator: str 
         "-latency": [answers.c.latency_s.desc().nulls_last()]}
     order = orders.get(sort, [])
     with engine.connect() as conn:
-        total = conn.execute(select(func.count()).select_from(base.subquery())).scalar_one()
-        ids = [r[0] for r in conn.execute(base.order_by(*order, results.c.id).limit(limit)
-                                          .offset(offset))]
+        if text or where:
+            # a scan of every row either way: one pass for the count and the page, not two
+            every = [r[0] for r in conn.execute(base.order_by(*order, results.c.id))]
+            total, ids = len(every), every[offset:offset + limit]
+        else:
+            total = conn.execute(select(func.count()).select_from(base.subquery())
+                                 ).scalar_one()
+            ids = [r[0] for r in conn.execute(base.order_by(*order, results.c.id)
+                                              .limit(limit).offset(offset))]
         if not ids:
             return int(total), []
         rows = conn.execute(

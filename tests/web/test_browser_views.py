@@ -143,6 +143,8 @@ def test_item_page_marks_waterfall_and_truth_gap(site: tuple[str, Rich],
     page.click("details.waterfall > summary")
     assert not page.locator("table.spans").is_visible()  # collapsed
     page.click("details.waterfall > summary")
+    page.locator("#gap-0").scroll_into_view_if_needed()
+    page.evaluate("window.scrollBy(0, 380)")
     snap(page, "item-waterfall")
     page.close()
 

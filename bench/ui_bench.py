@@ -1,5 +1,7 @@
-"""Web UI server time on a run of N items (default 100,000): the run page (first page, a deep
-page, filtered by status, by label, by score), the item page, and the JSON results API.
+"""Web UI server time on a run of N items (default 100,000): the runs list, the run page (first
+page, a deep page, filtered by status, by label, by score, by text search, by an item field,
+sorted), the item page, the JSON results API, and (with a second run of the same items) the
+compare page's items × runs matrix, its changed-only filter and the side-by-side item page.
 
     .venv/bin/python bench/ui_bench.py [--items 100000] [--repeat 10]
 
@@ -52,6 +54,9 @@ def main() -> None:
                              env=env, capture_output=True, text=True, check=True).stdout
         run_id = out.split("run ")[-1].split()[0]
         print(f"run {run_id}: {args.items:,} items scored in {time.perf_counter() - t0:.1f} s")
+        other = subprocess.run([ASSAY, "score", "items.json", "-q", "--db", url], cwd=tmp,
+                               env=env, capture_output=True, text=True, check=True).stdout
+        run_b = other.split("run ")[-1].split()[0]
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
@@ -69,7 +74,16 @@ def main() -> None:
             "run page, score=0": f"/runs/{run_id}?score=0",
             "run page, label filter": f"/runs/{run_id}?label={label}",
             "run page, label + score, page 50": f"/runs/{run_id}?label={label}&score=1&page=50",
+            "run page, search q=茅台": f"/runs/{run_id}?q={quote('茅台')}",
+            "run page, where tags=Stock": f"/runs/{run_id}?where={quote('tags=Stock')}",
+            "run page, sort -score, page 100": f"/runs/{run_id}?sort=-score&page=100",
+            "runs list": "/",
+            "runs list, search": f"/?q={run_id[-6:]}",
             "item page": f"/runs/{run_id}/items/{item}",
+            "compare, 2 runs (matrix + stats)": f"/compare?runs={run_id}&runs={run_b}",
+            "compare, matrix page 1,000": f"/compare?runs={run_id}&runs={run_b}&page=1000",
+            "compare, changed only": f"/compare?runs={run_id}&runs={run_b}&changed=1",
+            "compare, side by side": f"/compare/item?item={item}&runs={run_id}&runs={run_b}",
             "API results, page 100": f"/api/runs/{run_id}/results?page=100",
             "API item": f"/api/runs/{run_id}/items/{item}",
         }

@@ -106,7 +106,10 @@ def test_item_chain_page_and_json(client: TestClient, two_runs: Store) -> None:
 def test_untrusted_text_is_shown_as_text(client: TestClient, two_runs: Store) -> None:
     html = client.get(f"/runs/{two_runs.run_b}/items/{quote(S01, safe='')}").text
     assert "<script>window.__pwned" not in html
-    assert "&lt;script&gt;window.__pwned = 1&lt;/script&gt;最新价1455.00元" in html
+    # escaped, and the value the rubric read marked inside it
+    # (the rubric read the script's "1" as a price, and failed it)
+    assert "&lt;script&gt;window.__pwned = " in html and "&lt;/script&gt;最新价" in html
+    assert '<mark class="fail" id="mark-0-0" title="last — fail">1</mark>' in html
     assert XSS not in client.get(f"/runs/{two_runs.run_b}", params={"size": 500}).text
 
 

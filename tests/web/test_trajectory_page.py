@@ -75,7 +75,7 @@ def test_item_page_shows_the_agent_trajectory(agent_run: tuple[Path, str], page_
     page.wait_for_selector("#item-title")
     trace = page.inner_text(".trace")
     assert "3 tool call(s): quote → calculator → format_answer" in trace
-    rows = [r.inner_text() for r in page.locator(".trace table tr").all()]
+    rows = [r.inner_text() for r in page.locator(".trace table.spans tr").all()]
     assert [r.split("\t")[0] for r in rows[1:]] == ["sample", "target", "tool", "tool", "tool",
                                                     "truth", "evaluator"]  # as a tree
     tools = [r for r in rows if r.startswith("tool")]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from fastapi import FastAPI, Form, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -22,17 +22,19 @@ from assay.core.access import open_bind_refusal
 from assay.core.errors import AssayError, ConfigError
 from assay.report import html as report_html
 from assay.report.compare import compare_runs
-from assay.report.provenance import dataset_warnings
 from assay.store import repo
+from assay.store.browse import SORTS
 from assay.store.db import Engine
 
 from . import queries, security
-from .online import online_view
+from .online import online_view, over_time_chart
 
 HERE = Path(__file__).parent
 CSS = (report_html.TEMPLATES / "assay.css").read_text("utf-8")
 ONLINE_JS = (HERE / "static" / "online.js").read_text("utf-8")
 ONLINE_POLL_MS = 3000
+REVIEWER_COOKIE = "assay_reviewer"  # the reviewer's name, remembered for the next review
+REVIEWER_DAYS = 180
 
 
 class ReviewIn(BaseModel):
@@ -101,51 +103,92 @@ def create_app(engine: Engine, *, token: str | None = None,
 
     # ---- pages -----------------------------------------------------------------------------
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
-    def runs_page() -> HTMLResponse:
-        return page("runs.html.j2", runs=queries.runs_list(engine))
+    def runs_page(q: str | None = None) -> HTMLResponse:
+        return page("runs.html.j2", runs=queries.runs_list(engine, text=q), q=q or "")
 
     @app.get("/runs/{run_id}", response_class=HTMLResponse, include_in_schema=False)
     def run_page(run_id: str, evaluator: str | None = None, status: str | None = None,
-                 label: str | None = None, score: str | None = None,
+                 label: str | None = None, score: str | None = None, q: str | None = None,
+                 where: Annotated[list[str] | None, Query()] = None, sort: str = "",
                  page_no: int = Query(1, alias="page")) -> HTMLResponse:
         summary = queries.run_summary(engine, run_id)
+        where = [w for w in (where or []) if w.strip()]
         data = queries.results_page(engine, run_id, evaluator=evaluator or None,
                                     status=status or None, label=label or None,
-                                    score=score or None, page=_page(page_no))
+                                    score=score or None, text=q or None, where=where,
+                                    sort=sort, page=_page(page_no))
         filters = {"evaluator": evaluator or "", "status": status or "",
-                   "label": label or "", "score": score or ""}
-        return page("run.html.j2", s=summary, data=data, filters=filters,
-                    labels=queries.labels(engine, run_id))
+                   "label": label or "", "score": score or "", "q": q or "", "sort": sort}
+        qs = urlencode([*((k, v) for k, v in filters.items() if v),
+                        *(("where", w) for w in where)])
+        return page("run.html.j2", s=summary, data=data,
+                    charts=queries.run_charts(engine, run_id), filters=filters, where=where, qs=qs,
+                    labels=queries.labels(engine, run_id), sorts=SORTS,
+                    fields=queries.item_fields(engine, run_id))
 
     @app.get("/runs/{run_id}/online", response_class=HTMLResponse, include_in_schema=False)
     def online_page(run_id: str, bucket: str = "minute") -> HTMLResponse:
-        return page("online.html.j2", v=online_view(engine, run_id, bucket),
-                    every_ms=ONLINE_POLL_MS)
+        v = online_view(engine, run_id, bucket)
+        return page("online.html.j2", v=v, every_ms=ONLINE_POLL_MS,
+                    chart=over_time_chart(v["over_time"]))
+
+    @app.get("/runs/{run_id}/online/chart.svg", include_in_schema=False)
+    def online_chart(run_id: str, bucket: str = "minute") -> Response:
+        """The score-over-time chart alone: the live page reloads it as an image."""
+        v = online_view(engine, run_id, bucket)
+        svg = over_time_chart(v["over_time"]) or (
+            '<svg xmlns="http://www.w3.org/2000/svg" width="640" height="20"></svg>')
+        return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
 
     @app.get("/runs/{run_id}/items/{item_id:path}", response_class=HTMLResponse,
              include_in_schema=False)
-    def item_page(run_id: str, item_id: str) -> HTMLResponse:
-        return page("item.html.j2", chain=queries.item_chain(engine, run_id, item_id))
+    def item_page(run_id: str, item_id: str, request: Request) -> HTMLResponse:
+        return page("item.html.j2", v=queries.item_view(engine, run_id, item_id),
+                    reviewer=request.cookies.get(REVIEWER_COOKIE, ""))
+
+    @app.get("/runs/{run_id}/review", response_class=HTMLResponse, include_in_schema=False)
+    def review_queue_page(run_id: str, request: Request, skip: int = 0) -> HTMLResponse:
+        q = queries.review_queue(engine, run_id, skip=min(max(0, skip), MAX_PAGE))
+        return page("review.html.j2", q=q, reviewer=request.cookies.get(REVIEWER_COOKIE, ""))
 
     @app.post("/runs/{run_id}/items/{item_id:path}/review", include_in_schema=False)
     def review_form(run_id: str, item_id: str, evaluator: str = Form(...),
                     score: str = Form(...), reason: str = Form(...),
                     reviewer: str = Form(...), target: str = Form(...),
-                    epoch: int = Form(0)) -> Response:
+                    epoch: int = Form(0), then: str = Form("")) -> Response:
         value = None if score.strip().lower() in ("", "null", "none") else _float(score)
         repo.add_review(engine, run_id=run_id, item_id=item_id, evaluator=evaluator,
                         score=value, reason=reason, reviewer=reviewer, target=target,
                         epoch=epoch)
-        return RedirectResponse(f"/runs/{quote(run_id)}/items/{quote(item_id, safe='')}",
-                                status_code=303)
+        # back to the queue only by name: a form field never chooses where to redirect
+        where = f"/runs/{quote(run_id)}/review" if then == "queue" else \
+            f"/runs/{quote(run_id)}/items/{quote(item_id, safe='')}"
+        response = RedirectResponse(where, status_code=303)
+        response.set_cookie(REVIEWER_COOKIE, reviewer[:100], max_age=REVIEWER_DAYS * 86400,
+                            httponly=True, samesite="strict")
+        return response
 
     @app.get("/compare", response_class=HTMLResponse, include_in_schema=False)
-    def compare_page(runs: Annotated[list[str] | None, Query()] = None) -> HTMLResponse:
-        runs = runs or []
-        pairs = compare_runs(engine, runs) if len(runs) >= 2 else []
-        return page("compare.html.j2", runs=runs, pairs=pairs,
-                    known=queries.runs_list(engine),
-                    warnings=dataset_warnings(engine, runs) if pairs else [])
+    def compare_page(runs: Annotated[list[str] | None, Query()] = None,
+                     evaluator: str | None = None, changed: str | None = None,
+                     page_no: int = Query(1, alias="page")) -> HTMLResponse:
+        runs = [r for r in (runs or []) if r]
+        pairs, warnings = queries.comparison(engine, runs) if len(runs) >= 2 else ([], [])
+        matrix = queries.compare_matrix(engine, runs, evaluator=evaluator or None,
+                                        changed_only=bool(changed), page=_page(page_no)) \
+            if len(runs) >= 2 else None
+        qs = urlencode([*(("runs", r) for r in runs),
+                        *((("evaluator", matrix["evaluator"]),) if matrix and
+                          matrix["evaluator"] else ()),
+                        *((("changed", "1"),) if changed else ())])
+        return page("compare.html.j2", runs=runs, pairs=pairs, matrix=matrix, qs=qs,
+                    known=queries.runs_list(engine), warnings=warnings)
+
+    @app.get("/compare/item", response_class=HTMLResponse, include_in_schema=False)
+    def compare_item_page(item: str, runs: Annotated[list[str], Query()]) -> HTMLResponse:
+        runs = [r for r in runs if r]
+        return page("compare_item.html.j2", v=queries.side_by_side(engine, runs, item),
+                    runs_qs=urlencode([("runs", r) for r in runs]))
 
     @app.get("/datasets", response_class=HTMLResponse, include_in_schema=False)
     def datasets_page() -> HTMLResponse:
@@ -162,8 +205,9 @@ def create_app(engine: Engine, *, token: str | None = None,
 
     # ---- JSON API --------------------------------------------------------------------------
     @app.get("/api/runs")
-    def api_runs() -> list[dict[str, Any]]:
-        return queries.runs_list(engine)
+    def api_runs(q: str | None = None) -> list[dict[str, Any]]:
+        """The newest runs; q: text in a run's id, name or tags."""
+        return queries.runs_list(engine, text=q)
 
     @app.get("/api/runs/{run_id}")
     def api_run(run_id: str) -> dict[str, Any]:
@@ -176,11 +220,16 @@ def create_app(engine: Engine, *, token: str | None = None,
 
     @app.get("/api/runs/{run_id}/results")
     def api_results(run_id: str, evaluator: str | None = None, status: str | None = None,
-                    label: str | None = None, score: str | None = None, page: int = 1,
-                    size: int = queries.PAGE) -> dict[str, Any]:
+                    label: str | None = None, score: str | None = None,
+                    q: str | None = None, where: Annotated[list[str] | None, Query()] = None,
+                    sort: str = "", page: int = 1, size: int = queries.PAGE
+                    ) -> dict[str, Any]:
+        """Filters: evaluator, status, label, score (a number or none), q (text in the
+        question, answer or reason), where=FIELD=VALUE (any item field, repeatable); sort:
+        item, score, -score, status, evaluator, latency, -latency."""
         return queries.results_page(engine, run_id, evaluator=evaluator, status=status,
-                                    label=label, score=score, page=_page(page),
-                                    size=min(max(1, size), MAX_SIZE))
+                                    label=label, score=score, text=q, where=where, sort=sort,
+                                    page=_page(page), size=min(max(1, size), MAX_SIZE))
 
     @app.get("/api/runs/{run_id}/items/{item_id:path}")
     def api_item(run_id: str, item_id: str) -> dict[str, Any]:
@@ -201,6 +250,13 @@ def create_app(engine: Engine, *, token: str | None = None,
     @app.get("/api/compare")
     def api_compare(runs: Annotated[list[str], Query()]) -> list[dict[str, Any]]:
         return [p.as_dict() for p in compare_runs(engine, runs)]
+
+    @app.get("/api/compare/matrix")
+    def api_compare_matrix(runs: Annotated[list[str], Query()], evaluator: str | None = None,
+                           changed: bool = False, page: int = 1) -> dict[str, Any]:
+        """Items × runs for one evaluator: per sample, each run's score and status."""
+        return queries.compare_matrix(engine, runs, evaluator=evaluator, changed_only=changed,
+                                      page=_page(page))
 
     @app.get("/api/datasets")
     def api_datasets() -> list[dict[str, Any]]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from assay.core.errors import ConfigError
+from assay.report import charts
 from assay.store import online
 
 from .queries import run_or_404
@@ -28,3 +29,14 @@ def online_view(engine: Any, run_id: str, bucket: str = "minute") -> dict[str, A
             "counters": online.online_counters(engine, run_id), "bucket": bucket,
             "over_time": online.score_over_time(engine, run_id, bucket),
             "latest": online.latest_samples(engine, run_id, LATEST)}
+
+
+def over_time_chart(over_time: list[dict[str, Any]]) -> str:
+    """The mean score per evaluator and minute (or hour) as a line chart (inline SVG); times
+    shown as HH:MM (UTC), with the date when the rows span several days."""
+    days = {r["at"][:10] for r in over_time}
+    series: dict[str, list[tuple[str, float | None]]] = {}
+    for r in over_time:
+        at = r["at"][:16].replace("T", " ") if len(days) > 1 else r["at"][11:16]
+        series.setdefault(r["evaluator"], []).append((at, r["mean"]))
+    return charts.line(series)

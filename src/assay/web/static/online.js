@@ -33,6 +33,10 @@
       cell(tr, r.at); cell(tr, r.evaluator); cell(tr, r.results, "n"); cell(tr, r.scored, "n");
       cell(tr, r.mean === null ? null : r.mean.toFixed(3), "n");
     });
+    var img = document.getElementById("over-time-img");
+    if (img && v.over_time.length) {  // the chart is an SVG image of the same view: reload it
+      img.src = img.src.split("&t=")[0] + "&t=" + Date.now();
+    }
     fill("latest", v.latest, function (tr, r) {
       var td = cell(tr, "");
       var a = document.createElement("a");

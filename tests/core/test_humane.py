@@ -23,11 +23,13 @@ def test_interval_reads_as_written() -> None:
 
 def test_gaps_in_the_unit_that_fits() -> None:
     assert gap(-35451634.742) == "410 days before the answer"
-    assert gap(-0.25) == "250 ms before the answer"
+    assert gap(-0.25) == "at the answer's time (250 ms apart)"
     assert gap(12.4) == "12.4 s after the answer"
-    assert gap(-180) == "3 min before the answer"
-    assert gap(-5.2 * 3600) == "5.2 h before the answer"
-    assert gap(0.0) == "at the answer's time"
+    assert gap(-180) == "3 minutes before the answer"
+    assert gap(-5.2 * 3600) == "5.2 hours before the answer"
+    assert gap(-3 * 365 * 86400) == "3 years before the answer"
     assert gap(None) == "–"
-    assert span(90000) == "25.0 h"
-    assert stale(-35451634.742) and stale(8 * 86400) and not stale(-3600) and not stale(None)
+    assert span(86400) == "1 day" and span(60) == "1 minute"
+    # stale: taken over an hour before the answer; after it is never stale (a live fetch)
+    assert stale(-35451634.742) and stale(-3601) and not stale(-3599)
+    assert not stale(8 * 86400) and not stale(None)

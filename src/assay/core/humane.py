@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-# A snapshot this much older (or newer) than the answer it judges is flagged as stale: a quote
-# for a time-sensitive question is minutes old, a day's close at most a few days.
-STALE_S = 7 * 24 * 3600
+# A snapshot taken this much before the answer it judges is flagged stale: it cannot be the
+# quote the answer saw (a time-sensitive question is about minutes, not days).
+STALE_S = 3600.0
 
 
 def plain(value: Any) -> str:
@@ -36,28 +36,28 @@ def interval(bounds: Any) -> str:
 
 
 def span(seconds: float) -> str:
-    """A length of time in the unit that fits: 850 ms, 12.4 s, 3 min, 5.2 h, 410 days."""
+    """A length of time in the unit that fits: "250 ms", "12.4 s", "3 minutes", "5.2 hours",
+    "410 days" (days up to two years: "410 days" reads better than "1.1 years")."""
     s = abs(seconds)
-    if s < 1:
-        return f"{s * 1000:.0f} ms"
-    if s < 60:
-        return f"{s:.1f} s"
-    if s < 3600:
-        return f"{s / 60:.0f} min"
-    if s < 48 * 3600:
-        return f"{s / 3600:.1f} h"
-    return f"{s / 86400:.0f} days"
+    for size, unit, least in ((86400 * 365, "year", 2), (86400, "day", 1), (3600, "hour", 1),
+                              (60, "minute", 1)):
+        if s >= size * least:
+            n = round(s / size, 1) if s < 10 * size else round(s / size)
+            text = f"{n:g}"
+            return f"{text} {unit}{'' if text == '1' else 's'}"
+    return f"{s:.1f} s" if s >= 1 else f"{s * 1000:.0f} ms"
 
 
 def gap(seconds: float | None) -> str:
     """How far the truth's time is from the answer's (negative: before it)."""
     if seconds is None:
         return "–"
-    if abs(seconds) < 0.0005:
-        return "at the answer's time"
+    if abs(seconds) < 1:
+        return f"at the answer's time ({span(seconds)} apart)"
     return f"{span(seconds)} {'before' if seconds < 0 else 'after'} the answer"
 
 
-def stale(seconds: float | None) -> bool:
-    """Whether a snapshot this far from its answer is too far to judge a latest value."""
-    return seconds is not None and abs(seconds) > STALE_S
+def stale(seconds: float | None, limit_s: float = STALE_S) -> bool:
+    """Whether the snapshot was taken so long before the answer that it cannot be the quote
+    the answer saw."""
+    return seconds is not None and seconds < -limit_s

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-STALE_S = 3600.0  # a quote taken more than an hour before the answer is flagged stale
+from assay.core import humane
 
 
 def marked(text: str, values: list[dict[str, Any]], ignored: list[dict[str, Any]] | None = None
@@ -53,31 +53,14 @@ def _span(v: dict[str, Any], n: int) -> tuple[int, int] | None:
     return (start, end) if 0 <= start < end <= n else None
 
 
-def _amount(seconds: float) -> str:
-    s = abs(seconds)
-    # days up to two years ("410 days" reads better than "1.1 years")
-    for size, unit, least in ((86400 * 365, "year", 2), (86400, "day", 1), (3600, "hour", 1),
-                              (60, "minute", 1)):
-        if s >= size * least:
-            n = round(s / size, 1) if s < 10 * size else round(s / size)
-            n_text = f"{n:g}"
-            return f"{n_text} {unit}{'' if n_text == '1' else 's'}"
-    return f"{s:.1f} s" if s >= 1 else f"{s * 1000:.0f} ms"
-
-
 def humane_gap(gap_s: float | None) -> str | None:
-    """fetched_at − answered_at in words: "410 days before the answer", "3 minutes after the
-    answer"."""
-    if gap_s is None:
-        return None
-    if abs(gap_s) < 1:
-        return f"at the answer's time ({_amount(gap_s)} apart)"
-    return f"{_amount(gap_s)} {'before' if gap_s < 0 else 'after'} the answer"
+    """fetched_at − answered_at in words (core/humane.py, as `assay show` says it)."""
+    return None if gap_s is None else humane.gap(gap_s)
 
 
-def is_stale(gap_s: float | None, limit_s: float = STALE_S) -> bool:
+def is_stale(gap_s: float | None, limit_s: float = humane.STALE_S) -> bool:
     """The snapshot is much older than the answer: it cannot be the quote the answer saw."""
-    return gap_s is not None and gap_s < -limit_s
+    return humane.stale(gap_s, limit_s)
 
 
 def waterfall(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:

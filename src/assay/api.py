@@ -32,6 +32,7 @@ from assay.runner.pipeline import Progress
 from assay.runner.spec import DatasetSpec, ExperimentSpec
 from assay.store import repo
 from assay.store.db import open_engine
+from assay.store.rows import result_record
 from assay.targets.spec import TargetSpec
 
 TargetArg = Callable[..., Any] | str | dict[str, Any] | None
@@ -58,7 +59,8 @@ class Run:
                         "evaluator": r["evaluator"], "score": r["score"],
                         "status": r["status"], "reason": r["reason"],
                         "answer": a.get("text"), "answer_error": a.get("error"),
-                        "latency_s": a.get("latency_s"), "evidence": r["evidence"]})
+                        "latency_s": a.get("latency_s"), "evidence": r["evidence"],
+                        "call": result_record(r)["call"]})
         return out
 
     def to_pandas(self) -> Any:

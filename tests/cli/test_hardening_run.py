@@ -100,10 +100,10 @@ def test_a_lone_surrogate_in_replies_does_not_stop_the_run(project: Path) -> Non
         run_id)}
     assert len(got) == 8 and got[("a1", "finance-rubric")] == (1.0, "scored")
     assert got[("a2", "finsearch-t1-judge@m")] == (1.0, "scored")
-    (evidence,) = db_rows(project, "SELECT evidence FROM results WHERE item_id = 'a2' AND "
-                          "evaluator = 'finsearch-t1-judge@m'")[0]
-    ev = json.loads(evidence)
-    assert ev["reply"] == '分析\ufffd：一致。\n{"score": 1}' and ev["sanitized"] is True
+    (call,) = db_rows(project, "SELECT call FROM results WHERE item_id = 'a2' AND "
+                      "evaluator = 'finsearch-t1-judge@m'")[0]
+    judged = json.loads(call)
+    assert judged["reply"] == '分析\ufffd：一致。\n{"score": 1}' and judged["sanitized"] is True
     r = run("show", run_id, "--item", "a1", cwd=project)
     assert r.returncode == 0 and "1455.00元\ufffd" in r.stdout
 
@@ -242,10 +242,11 @@ def test_an_empty_reply_is_one_rule_in_both_modes_and_retry_asks_again(
             cwd=project)
     assert r.returncode == 0, r.stderr
     run_id = run_id_of(r.stdout)
-    text, extras = db_rows(project, "SELECT text, extras FROM answers WHERE item_id = 'a0'")[0]
+    text, extras, call = db_rows(project, "SELECT text, extras, call FROM answers "
+                                 "WHERE item_id = 'a0'")[0]
     ex = json.loads(extras)
     assert text == "" and ex["empty_reply"] is True
-    assert [a["outcome"] for a in ex["attempts"]] == ["empty reply", "empty reply"]
+    assert [a["outcome"] for a in json.loads(call)["attempts"]] == ["empty reply", "empty reply"]
     got = {(i, e): (s, st, why) for i, e, s, st, why in db_rows(
         project, "SELECT item_id, evaluator, score, status, reason FROM results")}
     # the model's empty answer is scored as one (0 by the rubric's rule), not a gap

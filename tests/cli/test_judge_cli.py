@@ -79,14 +79,18 @@ def test_score_with_a_builtin_judge(project: Path, openai_server: OpenAIServer) 
         "utf-8").splitlines())}
     assert [recs[f"q{i}"]["score"] for i in range(3)] == [1, 0, None]
     assert [recs[f"q{i}"]["status"] for i in range(3)] == ["scored", "scored", "unscored"]
-    ev = recs["q2"]["evidence"]
-    assert ev["reply"] == "I think the score is 1 out of 1."  # raw reply kept, not a score
-    assert ev["messages"][0]["role"] == "system" and "学生回复" in ev["messages"][1]["content"]
-    assert "GARBLED" in ev["messages"][1]["content"]
+    ev, call = recs["q2"]["evidence"], recs["q2"]["call"]
+    assert call["reply"] == "I think the score is 1 out of 1."  # raw reply kept, not a score
+    assert call["messages"][0]["role"] == "system"
+    assert "学生回复" in call["messages"][1]["content"]
+    assert "GARBLED" in call["messages"][1]["content"]
     assert ev["parsed"]["how"].startswith("no JSON object")
+    # the evidence is what the judge decided on; the request is the call
+    assert not {"reply", "messages", "usage", "model", "attempts"} & set(ev)
     assert recs["q0"]["evidence"]["parsed"]["how"] == "fenced block"
-    assert recs["q0"]["evidence"]["usage"]["total_tokens"] > 0
-    assert recs["q0"]["evidence"]["model"]["model"] == "judge-1"
+    assert recs["q0"]["call"]["usage"]["total_tokens"] > 0
+    assert recs["q0"]["call"]["model"] == "judge-1" and recs["q0"]["call"]["name"] == "judge"
+    assert recs["q0"]["call"]["provider"] == "openai"
     assert recs["q0"]["evaluator"] == "finsearch-t1-judge@judge"
     assert len(openai_server.requests) == 9
     assert all(req["temperature"] == 0 for req in openai_server.requests)
@@ -108,7 +112,8 @@ def test_cache_serves_repeats_and_no_cache_calls_again(project: Path,
     assert r.returncode == 0 and len(openai_server.requests) == 9  # all from the cache
     recs = {x["item_id"]: x for x in map(json.loads, (project / "o.jsonl").read_text(
         "utf-8").splitlines())}
-    assert all(x["evidence"]["cached"] is True for x in recs.values())
+    assert all(x["call"]["cached"] is True and x["call"]["cost"] is None
+               for x in recs.values())
     assert [recs[f"q{i}"]["score"] for i in range(3)] == [1, 0, None]
     assert run("score", "items.json", "-e", "finsearch-t1-judge@judge", "--no-cache",
                cwd=project).returncode == 0
@@ -239,10 +244,12 @@ def test_finance_hybrid_model_reads_rubric_decides(project: Path,
                                          "quote": "最新价1455元", "used": True,
                                          "found_in_answer": True}]
     assert ev["values"][0]["via"] == "model extraction" and ev["values"][0]["pass"] is True
-    assert hybrid["q2"]["evidence"]["extraction"]["reply"] == "Sorry, I found nothing."
+    assert hybrid["q2"]["call"]["reply"] == "Sorry, I found nothing."
+    assert hybrid["q0"]["call"]["messages"][0]["role"] == "system"
     # an empty answer is 0 by the rules, a plainly wrong one by the code: no model call
     assert hybrid["empty"]["score"] == 0 and "extraction" not in hybrid["empty"]["evidence"]
     assert "extraction" not in hybrid["q1"]["evidence"]
+    assert "call" not in hybrid["empty"] and "call" not in hybrid["q1"]
     assert len(openai_server.requests) == 6
     assert "Fields (key: meaning):\nlast: latest price / 最新价" in \
         openai_server.requests[0]["messages"][1]["content"]
@@ -288,11 +295,18 @@ def test_cost_from_the_price_table(project: Path, openai_server: OpenAIServer) -
     assert r.returncode == 0, r.stderr
     recs = [json.loads(x) for x in (project / "o.jsonl").read_text("utf-8").splitlines()]
     for rec in recs:
-        u = rec["evidence"]["usage"]
-        assert rec["evidence"]["cost"] == pytest.approx(
+        u = rec["call"]["usage"]
+        assert rec["call"]["cost"] == pytest.approx(
             (u["prompt_tokens"] * 2 + u["completion_tokens"] * 8) / 1e6)
-    total = sum(x["evidence"]["cost"] for x in recs)
+    total = sum(x["call"]["cost"] for x in recs)
     assert f"finsearch-t1-judge@priced: model cost {total:.4f}" in r.stdout
+    # the cost and tokens are columns of their own: the sheet is their sum
+    db = sqlite3.connect(project / ".assay" / "assay.db")
+    cost, prompt, completion = db.execute("SELECT sum(cost), sum(prompt_tokens), "
+                                          "sum(completion_tokens) FROM results").fetchone()
+    assert cost == pytest.approx(total)
+    assert (prompt, completion) == (sum(x["call"]["usage"]["prompt_tokens"] for x in recs),
+                                    sum(x["call"]["usage"]["completion_tokens"] for x in recs))
 
 
 def test_json_mode_asks_for_json_and_keys_the_cache(project: Path,
@@ -322,7 +336,7 @@ def test_a_streaming_model_judges_like_a_plain_one(project: Path,
         "utf-8").splitlines())}
     assert [recs[f"q{i}"]["score"] for i in range(3)] == [1, 0, None]
     assert [recs[f"q{i}"]["status"] for i in range(3)] == ["scored", "scored", "unscored"]
-    assert recs["q0"]["evidence"]["reply"] == '分析：一致。\n```json\n{"score": 1}\n```'
+    assert recs["q0"]["call"]["reply"] == '分析：一致。\n```json\n{"score": 1}\n```'
     assert all(req.get("stream") is True for req in openai_server.requests)
     assert len(openai_server.requests) == 10
-    assert sum(len(x["evidence"]["attempts"]) - 1 for x in recs.values()) == 1
+    assert sum(len(x["call"]["attempts"]) - 1 for x in recs.values()) == 1

@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assay.core import secrets
+from assay.core.model_call import ModelCall, Usage
 from assay.core.text import REPLACEMENT, safe_text, safe_value, unsafe_position
 from assay.core.types import Answer, TruthSnapshot
 from assay.targets.boundary import settled
@@ -61,12 +62,27 @@ def test_secrets_are_masked_longest_first_and_before_cutting() -> None:
 
 def test_a_target_answer_is_settled_and_says_what_changed() -> None:
     secrets.remember("tok-0123456789", "AGENT_TOKEN")
-    a = Answer("ok\ud800", {"headers": "Bearer tok-0123456789"}, {"total_tokens": 3}, 0.1,
-               {"echo": "tok-0123456789\x00"}, None)
+    call = ModelCall("m", usage=Usage(total_tokens=3))
+    a = Answer("ok\ud800", {"headers": "Bearer tok-0123456789"}, 0.1,
+               {"echo": "tok-0123456789\x00"}, None, call)
     s = settled(a)
     assert s.text == f"ok{REPLACEMENT}" and s.extras["headers"] == "Bearer [secret $AGENT_TOKEN]"
     assert s.raw == {"echo": f"[secret $AGENT_TOKEN]{REPLACEMENT}"}
-    assert s.extras["sanitized"] == ["text", "raw"] and s.usage == {"total_tokens": 3}
+    assert s.extras["sanitized"] == ["text", "raw"] and s.call == call
+    assert s.usage == Usage(total_tokens=3)
+
+
+def test_a_model_call_is_settled_with_its_answer() -> None:
+    """A model target's messages and reply pass the same boundary as its text: a secret the
+    endpoint echoed is masked, a character no store keeps is replaced, and the answer says so."""
+    secrets.remember("sk-echoed-key-0123", "MODEL_KEY")
+    call = ModelCall("m", messages=({"role": "user", "content": "key sk-echoed-key-0123\x00"},),
+                     reply="said sk-echoed-key-0123")
+    s = settled(Answer("said sk-echoed-key-0123", {}, 0.1, None, None, call))
+    assert s.call is not None and s.text == s.call.reply == "said [secret $MODEL_KEY]"
+    assert s.call.messages == ({"role": "user",
+                                "content": f"key [secret $MODEL_KEY]{REPLACEMENT}"},)
+    assert s.extras["sanitized"] == ["call"]
     clean = Answer("fine", {"x": 1})
     assert settled(clean).extras == {"x": 1} and "sanitized" not in settled(clean).extras
 

@@ -90,8 +90,9 @@ def test_a_judge_records_model_and_mapping_and_rebuilds_to_the_same_judgment(
     first, second = asyncio.run(go())
     assert (first.value, first.status) == (second.value, second.status) == (1.0,
                                                                           ScoreStatus.SCORED)
-    assert first.evidence["messages"] == second.evidence["messages"]
-    assert "1455.0" in first.evidence["messages"][-1]["content"]
+    assert first.call is not None and second.call is not None
+    assert first.call.messages == second.call.messages
+    assert "1455.0" in first.call.messages[-1]["content"]
 
 
 def test_the_default_judge_model_is_recorded(factory: EvaluatorFactory) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from assay.core.errors import ConfigError
+from assay.core.model_call import Usage
 from assay.models.budget import DEFAULT_OUTPUT_TOKENS, Budget, BudgetExceeded, priced
 from assay.models.config import ModelConfig
 
@@ -27,14 +28,14 @@ def test_estimate_learns_tokens_per_character_and_the_largest_completion() -> No
     b = Budget(10.0)
     guess = b.reserve(CFG, MSG, {})
     assert b.in_flight == pytest.approx(guess) and b.requests == 1
-    b.settle(guess, CFG, MSG, {"prompt_tokens": 250, "completion_tokens": 30})
+    b.settle(guess, CFG, MSG, Usage(250, 30))
     assert b.in_flight == 0.0
     assert b.spent == pytest.approx((250 + 30 * 4) / 1e6)
     # 0.25 tokens a character now, and 30 tokens out (capped by max_tokens when smaller)
     short = [{"role": "user", "content": "x" * 400}]
     assert b.estimate(CFG, short, {}) == pytest.approx((100 + 120) / 1e6)
     assert b.estimate(CFG, short, {"max_tokens": 5}) == pytest.approx((100 + 20) / 1e6)
-    b.settle(0.0, CFG, short, {"prompt_tokens": 100, "completion_tokens": 10})
+    b.settle(0.0, CFG, short, Usage(100, 10))
     assert b.estimate(CFG, short, {}) == pytest.approx((100 + 120) / 1e6)  # largest, not last
 
 
@@ -51,11 +52,11 @@ def test_a_request_is_refused_when_spent_plus_in_flight_plus_it_would_pass() -> 
     assert str(exc.value) == ("budget 0.05 USD: spent 0, in flight ~0.04, next request to c "
                               "~0.02")
     assert b.requests == 2
-    b.settle(first, cheap, one, {"prompt_tokens": 2, "completion_tokens": 3})  # cheaper
+    b.settle(first, cheap, one, Usage(2, 3))  # cheaper
     assert b.spent == pytest.approx(0.005) and b.in_flight == pytest.approx(0.02)
     b.reserve(cheap, one, {"max_tokens": 10})  # 0.005 + 0.02 + estimate ≤ 0.05 now
     # a failed request (no usage) costs nothing, and its estimate is released
-    b.settle(second, cheap, one, {})
+    b.settle(second, cheap, one, Usage())
     assert b.spent == pytest.approx(0.005)
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from assay.core import secrets
+from assay.core.model_call import Usage
 from assay.models.client import ModelClient
 from assay.models.config import ModelConfig
 from tests.openai_server import OpenAIServer
@@ -98,7 +99,7 @@ def test_a_negative_or_boolean_token_count_from_a_provider_is_dropped(
                                               "completion_tokens": 7, "total_tokens": True}}
     monkeypatch.setattr(fake, "_payload", payload)
     c = chat(openai_server, price_in_per_mtok=1000.0, price_out_per_mtok=1000.0)
-    assert c.error is None and c.usage == {"completion_tokens": 7}
+    assert c.error is None and c.usage == Usage(completion_tokens=7)
     cost = ModelConfig(name="t", base_url="http://x", model="m", price_in_per_mtok=1000.0,
                        price_out_per_mtok=1000.0).cost(c.usage)
     assert cost == 7 * 1000.0 / 1e6

@@ -102,7 +102,7 @@ def test_a_small_real_model_judges_without_invented_scores(
     assert sorted(x["item_id"] for x in recs) == ["c0", "c1", "c2"]
     schema = get_template("coze-correctness").schema
     for rec in recs:
-        ev = rec["evidence"]
+        ev = rec["call"]  # the judge's model call: reply, usage …
         assert isinstance(ev["reply"], str) and ev["reply"]
         # llama-cpp-python's server sends no usage in a stream (stream_options is ignored)
         assert ev["usage"]["completion_tokens"] > 0 if not stream else ev["usage"] == {}

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from openinference.semconv.trace import OpenInferenceSpanKindValues
 
 from assay.core import secrets
+from assay.core.model_call import Attempt, ModelCall, Usage
 from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
 from assay.targets.registry import SPAN_KINDS, TARGETS, fact
 from assay.traces import semconv, semconv_llm
@@ -68,11 +69,35 @@ def test_texts_are_masked_and_cut() -> None:
         assert a["openinference.span.kind"] == "AGENT"
         assert a["output.value"].startswith("401: bad key [secret $OPENAI_API_KEY] xxx")
         assert len(a["output.value"]) == semconv.TEXT_LIMIT + 1  # and the mark "…"
-        r = semconv_llm.reply("sk-live-echoed-key-123", {"prompt_tokens": 3}, None)
+        r = semconv_llm.reply("sk-live-echoed-key-123", Usage(prompt_tokens=3), None)
         assert "sk-live" not in json.dumps(r) and r["llm.token_count.prompt"] == 3
         assert "llm.token_count.total" not in r  # not invented from half the counts
     finally:
         secrets.forget_all()
+
+
+def test_a_calls_tokens_and_model_are_its_request_attributes() -> None:
+    """A model request's attributes come from the typed call alone — a target's and a judge's
+    alike: the tokens by both conventions (the total as reported, else input + output), the
+    model asked and the one that answered, the provider, the reply and why it stopped."""
+    call = ModelCall("deepseek-chat", "deepseek",
+                     ({"role": "user", "content": "上海金午盘基准价是多少？"},), "约 960 元",
+                     "stop", Usage(120, 30), (Attempt("ok", 1.0, 2.0),), 1.0,
+                     response_model="deepseek-chat-0324", name="ds")
+    common, answered = semconv_llm.call_request(call)
+    assert common["gen_ai.request.model"] == "deepseek-chat"
+    assert common["gen_ai.response.model"] == common["llm.model_name"] == "deepseek-chat-0324"
+    assert common["gen_ai.provider.name"] == common["llm.provider"] == "deepseek"
+    assert common[semconv_llm.MESSAGES] == [{"role": "user", "content": "上海金午盘基准价是多少？"}]
+    assert answered["gen_ai.usage.input_tokens"] == answered["llm.token_count.prompt"] == 120
+    assert answered["gen_ai.usage.output_tokens"] == answered["llm.token_count.completion"] == 30
+    assert answered["llm.token_count.total"] == 150  # not reported: input + output
+    assert answered["output.value"] == "约 960 元"
+    assert answered["gen_ai.response.finish_reasons"] == ["stop"]
+    reported = semconv_llm.reply(None, Usage(1, 2, total_tokens=5), None)
+    assert reported["llm.token_count.total"] == 5  # as the provider counted it
+    # a call without a provider (stored before it was known) is named by the protocol
+    assert semconv_llm.call_request(ModelCall("m"))[0]["gen_ai.provider.name"] == "openai"
 
 
 def test_a_request_keeps_its_messages_once_and_the_export_gives_both_conventions() -> None:

@@ -69,3 +69,15 @@ def test_everything_on_postgresql(pg: str, tmp_path: Path) -> None:
     assert page["total"] > 10 and len(page["rows"]) == 10
     summary = queries.run_summary(engine, exp_run)["evaluators"]["finance-rubric"]
     assert summary["reviewed"] == 1 and summary["corrected_mean"] > summary["mean"]
+
+
+def test_migration_0010_backfills_costs_and_tokens_on_postgresql(pg: str) -> None:
+    """An old store (0009) on PostgreSQL: cost and tokens filled from the JSONB they were kept
+    in, the cost sheet unchanged, old rows read as typed calls (test_model_call_columns.py)."""
+    from sqlalchemy import create_engine, text
+
+    from tests.store.test_model_call_columns import check_upgrade
+
+    with create_engine(pg, isolation_level="AUTOCOMMIT").connect() as conn:
+        conn.execute(text("CREATE DATABASE assay_0009"))
+    check_upgrade(pg.rsplit("/", 1)[0] + "/assay_0009")

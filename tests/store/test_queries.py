@@ -7,17 +7,20 @@ from typing import Any
 
 import pytest
 
+from assay.core.model_call import ModelCall, Usage
 from assay.core.types import Item
 from assay.store import answers, cache, datasets, repo, results, reviews, runs
 from assay.store.db import Engine, open_engine
+from assay.store.rows import call_columns
 
 
-def _result(item: str, evaluator: str, score: float | None, status: str,
-            **extra: Any) -> dict[str, Any]:
-    return {"run_id": "r1", "item_id": item, "target": "recorded", "epoch": 0,
-            "evaluator": evaluator, "evaluator_version": "v", "score": score,
-            "status": status, "reason": f"{evaluator} on {item}", "created_at": repo.now(),
-            "evidence": extra or None}
+def _result(item: str, evaluator: str, score: float | None, status: str, *,
+            call: ModelCall | None = None, **extra: Any) -> dict[str, Any]:
+    row = {"run_id": "r1", "item_id": item, "target": "recorded", "epoch": 0,
+           "evaluator": evaluator, "evaluator_version": "v", "score": score,
+           "status": status, "reason": f"{evaluator} on {item}", "created_at": repo.now(),
+           "evidence": extra or None}
+    return {**row, **call_columns(call)} if call is not None else row
 
 
 @pytest.fixture()
@@ -32,13 +35,15 @@ def engine(db_url: str) -> Engine:
     repo.write_rows(engine, {
         "answers": [{"run_id": "r1", "item_id": i, "target": "recorded", "epoch": 0,
                      "text": "t", "error": None if i != "c" else "boom", "latency_s": lat,
-                     "usage": {"total_tokens": 10}, "extras": None}
+                     "extras": None, **call_columns(ModelCall("m", usage=Usage(4, 6)))}
                     for i, lat in (("a", 0.5), ("b", 1.5), ("c", None))],
-        "results": [_result("a", "rubric", 1.0, "scored", cost=0.25),
-                    _result("b", "rubric", 0.0, "scored"),
-                    _result("c", "rubric", None, "null"),
-                    _result("a", "judge", 0.5, "scored", reply="答案正确。"),
-                    _result("b", "judge", None, "error")]})
+    })
+    for row in (_result("a", "rubric", 1.0, "scored", k=1, call=ModelCall("m", cost=0.25)),
+                _result("b", "rubric", 0.0, "scored"),
+                _result("c", "rubric", None, "null"),
+                _result("a", "judge", 0.5, "scored", call=ModelCall("m", reply="答案正确。")),
+                _result("b", "judge", None, "error")):
+        repo.write_rows(engine, {"results": [row]})  # in this order (one shape per insert)
     return engine
 
 
@@ -82,7 +87,7 @@ def test_reasons_of_some_items_with_the_judges_reply(engine: Engine) -> None:
 def test_results_stream_in_insertion_order_in_batches(engine: Engine) -> None:
     streamed = [(r["item_id"], r["evaluator"], r["evidence"])
                 for r in results.iter_results(engine, "r1", batch=2)]
-    assert streamed[0] == ("a", "rubric", {"cost": 0.25})
+    assert streamed[0] == ("a", "rubric", {"k": 1})
     assert [s[:2] for s in streamed] == [("a", "rubric"), ("b", "rubric"), ("c", "rubric"),
                                          ("a", "judge"), ("b", "judge")]
 
@@ -106,7 +111,7 @@ def test_item_results_and_evaluator_names(engine: Engine) -> None:
 
 
 def test_answer_stats(engine: Engine) -> None:
-    stats = sorted((r.latency_s or 0, r.error, r.usage["total_tokens"])
+    stats = sorted((r.latency_s or 0, r.error, r.total_tokens)
                    for r in answers.answer_stats(engine, "r1"))
     assert stats == [(0, "boom", 10), (0.5, None, 10), (1.5, None, 10)]
 

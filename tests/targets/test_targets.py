@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from assay.core.errors import ConfigError
+from assay.core.model_call import Usage
 from assay.core.types import Answer, Item
 from assay.targets.command import CommandTarget
 from assay.targets.http import HttpTarget
@@ -45,7 +46,7 @@ def test_http_target_fills_the_body_and_reads_the_answer_path(
                    answer_path="$.data.answer", extras={"sources": "$.data.sources"})
     a = answer(t)
     assert a.error is None and a.text == "答：贵州茅台最新股价 1455.00元"
-    assert a.extras["sources"] == ["sse.com.cn"] and a.usage == {"total_tokens": 12}
+    assert a.extras["sources"] == ["sse.com.cn"] and a.usage == Usage(total_tokens=12)
     assert agent.requests == [{"question": "贵州茅台最新股价", "code": "600519", "k": 3,
                                "note": "ticker 600519 please", "fixed": [1, True]}]
     assert agent.headers[0]["Authorization"] == "Bearer tok-SECRET-1"
@@ -113,7 +114,7 @@ def test_python_targets(agent_module: Path) -> None:
     a = answer(PythonTarget("a", "my_agents:async_agent", search=agent_module))
     assert a.text == "1455" and a.extras == {"metadata": {"tool": "quote",
                                                           "usage": {"total_tokens": 5}}}
-    assert a.usage == {"total_tokens": 5}
+    assert a.usage == Usage(total_tokens=5) and a.call is not None and a.call.model == ""
     a = answer(PythonTarget("b", "my_agents:broken", search=agent_module))
     assert a.error == "RuntimeError: quote service down"
     a = answer(PythonTarget("w", "my_agents:wrong_type", search=agent_module))

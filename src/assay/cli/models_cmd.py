@@ -102,7 +102,7 @@ def test_model(name: str, prompt: str, path: Path | None) -> int:
         console.print(f"[red]{escape(name)} failed[/] after {c.latency_s:.2f} s: "
                       f"{escape(c.error)}")
         return 1
-    console.print(f"{escape(name)}: {c.latency_s * 1000:.0f} ms, tokens {c.usage}, "
+    console.print(f"{escape(name)}: {c.latency_s * 1000:.0f} ms, tokens {c.usage.to_json()}, "
                   f"retries {c.retries}")
     console.print(escape(c.text or ""))
     return 0

@@ -17,6 +17,7 @@ from assay.core.humane import gap as humane_gap
 from assay.core.humane import interval, plain, stale
 from assay.store import repo
 from assay.store.db import open_engine
+from assay.store.rows import answer_call, result_call
 
 from .terminal import escape
 
@@ -108,7 +109,7 @@ def show_run(run_id: str, db: str | None, by: str | None = None) -> None:
             t2.add_column(col, justify="left" if col == "target" else "right")
         for name, rows in by_target.items():
             lat = [a["latency_s"] for a in rows if a["latency_s"] is not None]
-            tokens = sum((a["usage"] or {}).get("total_tokens", 0) for a in rows)
+            tokens = sum(a["total_tokens"] or 0 for a in rows)
             t2.add_row(escape(name), str(len(rows)), str(sum(1 for a in rows if a["error"])),
                        f"{tokens:,}", _pct(lat, 0.5), _pct(lat, 0.95))
         c.print(t2)
@@ -133,19 +134,22 @@ def show_item(run_id: str, item_id: str, db: str | None, *, full: bool = False) 
     for a in sorted(answers, key=lambda a: (a["target"], a["epoch"])):
         head = f"[bold]answer[/] from {escape(a['target'])}" + (
             f" (epoch {a['epoch']})" if a["epoch"] else "")
+        call = answer_call(a)
         if a["error"]:
             c.print(f"{head}: [red]error[/] {escape(a['error'])}")
         else:
             meta = []
             if a["latency_s"] is not None:
                 meta.append(f"{a['latency_s']:.3f} s")
-            if a["usage"]:
-                meta.append(f"tokens {a['usage']}")
+            if call is not None and not call.usage.empty:
+                meta.append(f"tokens {call.usage.to_json()}")
+            if call is not None and call.cost is not None:
+                meta.append(f"cost {call.cost:g}")
             c.print(f"{head}" + (f" [dim]({', '.join(meta)})[/]" if meta else "")
                     + f": {_clip(a['text'], full)}")
         extras = a["extras"] or {}
-        if extras.get("messages"):
-            c.print(f"  [dim]prompt sent:[/] {_clip(extras['messages'], full)}")
+        if call is not None and call.messages:
+            c.print(f"  [dim]prompt sent:[/] {_clip([dict(m) for m in call.messages], full)}")
         for n, call in enumerate(extras.get("tool_calls") or [], 1):  # the agent's trajectory
             c.print(f"  [dim]tool call {n}:[/] {escape(str(call.get('name')))} "
                     f"{_clip(call.get('arguments'), full, 200)} → "
@@ -176,13 +180,20 @@ def show_item(run_id: str, item_id: str, db: str | None, *, full: bool = False) 
         c.print(f"[bold]{escape(r['evaluator'])}[/] on {escape(r['target'])} → score {score} "
                 f"({r['status']}): {escape(r['reason'])}")
         ev = r["evidence"] or {}
-        if "messages" in ev:
-            for m in ev["messages"]:
-                c.print(f"  [dim]{escape(str(m['role']))}:[/] {_clip(m['content'], full)}")
-            c.print(f"  [dim]raw reply:[/] {_clip(ev.get('reply'), full)}")
-            parsed = ev.get("parsed") or {}
+        judged = result_call(r)
+        if judged is not None and judged.messages:
+            for m in judged.messages:
+                c.print(f"  [dim]{escape(str(m.get('role')))}:[/] "
+                        f"{_clip(m.get('content'), full)}")
+            c.print(f"  [dim]raw reply:[/] {_clip(judged.reply, full)}")
+            parsed = ev.get("parsed") or ev.get("extraction") or {}
             c.print(f"  [dim]parsed:[/] {escape(plain(parsed))}"
-                    + (" [dim](from cache)[/]" if ev.get("cached") else ""))
+                    + (" [dim](from cache)[/]" if judged.cached else ""))
+            spent = [f"tokens {judged.usage.total}"] if judged.usage.total is not None else []
+            if judged.cost is not None:
+                spent.append(f"cost {judged.cost:g}")
+            c.print(f"  [dim]model:[/] {escape(judged.name or judged.model)}"
+                    + (f" [dim]({', '.join(spent)})[/]" if spent else ""))
         for v in ev.get("values", []):
             c.print(f"  [dim]value[/] {escape(plain(v.get('text')))} → "
                     f"{escape(plain(v.get('field')))} (via {escape(plain(v.get('via')))}) truth "

@@ -45,12 +45,3 @@ def checked(value: Any, what: str, **bounds: Any) -> Any:
         raise ConfigError(f"{what} {problem}")
     return value
 
-
-def token_counts(usage: Any) -> dict[str, int]:
-    """A provider's or target's reported usage, as the token counts costs and budgets may
-    trust: integers ≥ 0 only (not booleans). A negative count made a negative cost and
-    opened any budget; it is dropped as unknown, as a NaN or a text is."""
-    if not isinstance(usage, dict):
-        return {}
-    return {k: v for k, v in usage.items()
-            if isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) and v >= 0}

@@ -13,6 +13,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from .model_call import NO_USAGE, ModelCall, Usage
+
 
 class ScoreStatus(StrEnum):
     """Why a score has (or lacks) a value; a failure is a status, never an invented 0."""
@@ -45,14 +47,21 @@ class Item:
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """What a target produced for an item."""
+    """What a target produced for an item. `call`: the model request behind it (a model
+    target's, or the usage an agent reported), typed; `extras` keep the rest a target says
+    (an agent's tool calls, its request, fields picked from its response)."""
 
     text: str | None
     extras: dict[str, Any] = field(default_factory=dict)
-    usage: dict[str, int] = field(default_factory=dict)
     latency_s: float | None = None
     raw: Any = None
     error: str | None = None
+    call: ModelCall | None = None
+
+    @property
+    def usage(self) -> Usage:
+        """The tokens the answer took (none known without a call)."""
+        return self.call.usage if self.call is not None else NO_USAGE
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +89,9 @@ class Score:
     full_score: tuple[float, float] = (0.0, 1.0)
     evidence: dict[str, Any] = field(default_factory=dict)
     steps: tuple[Step, ...] = ()
+    # the model request the evaluator made (a judge's, a hybrid's extraction); the evidence
+    # keeps what it decided on (verdict, parse, reasoning)
+    call: ModelCall | None = None
 
     @classmethod
     def error(cls, reason: str, evaluator: str, version: str, *,
@@ -109,7 +121,7 @@ class Score:
 
     def as_record(self, item_id: str) -> dict[str, Any]:
         """The JSON-lines shape `assay score --out` writes."""
-        return {
+        out = {
             "item_id": item_id,
             "evaluator": self.evaluator,
             "score": _int_if_whole(self.value),
@@ -117,6 +129,9 @@ class Score:
             "reason": self.reason,
             "evidence": self.evidence,
         }
+        if self.call is not None:
+            out["call"] = self.call.to_json()
+        return out
 
 
 def _int_if_whole(value: float | None) -> float | int | None:

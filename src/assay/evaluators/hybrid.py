@@ -2,14 +2,16 @@
 
 The model only extracts, for each required field, the values the answer states (as written, with
 the exact words they come from). The `finance-rubric` code then checks them against the ground
-truth with the precision rule. Both the extraction and the decision are stored, so when this
-disagrees with a plain LLM judge one can see which step differs.
+truth with the precision rule. Both the extraction and the decision are stored — the model's
+request as the score's `call`, how its values were read as `evidence["extraction"]` — so when
+this disagrees with a plain LLM judge one can see which step differs.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from assay.core.model_call import ModelCall
 from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
 
 from .base import missing_fields
@@ -65,12 +67,12 @@ class FinanceHybrid:
                        truth: TruthSnapshot | None = None) -> Score:
         prepared = self.rubric.prepare(item, answer, truth)
         if isinstance(prepared, Score):  # the rules decide without reading values
-            return self._named(prepared, {})
+            return self._named(prepared)
         # Only where the code abstains (two readings that decide differently) is a model
         # asked to read the answer: a run pays for an LLM call only there.
         decided = self.rubric.check(item, answer, truth)
         if decided.status != ScoreStatus.ABSTAINED:
-            return self._named(decided, {})
+            return self._named(decided)
         criteria = prepared.criteria
         text = (answer.text or "").strip()
         listing = "\n".join(f"{f}: {F.NAMES_EN[f]} / {F.NAMES_ZH[f]}" for f in criteria.required)
@@ -78,30 +80,27 @@ class FinanceHybrid:
                     {"role": "user", "content": USER.format(
                         question=item.get("prompt") or "", fields=listing, answer=text)}]
         completion, call = await ask(self.client, self.cache, messages)
-        extraction: dict[str, Any] = dict(call)
         if completion.error is not None:
             return self._named(Score.error(f"model call failed: {completion.error}", self.name,
-                                           self.version), extraction)
+                                           self.version), call)
         values, notes = _values(completion.text or "", text, set(criteria.required))
-        extraction["read"] = notes
         if values is None:
             return self._named(Score.unscored("the extraction reply has no JSON object with a "
                                               "'values' list", self.name, self.version),
-                               extraction)
+                               call, {"read": notes})
         decision = self.rubric.decide(item, answer, values, truth)
-        return self._named(decision, extraction)
+        return self._named(decision, call, {"read": notes})
 
-    def _named(self, score: Score, extraction: dict[str, Any]) -> Score:
+    def _named(self, score: Score, call: ModelCall | None = None,
+               extraction: dict[str, Any] | None = None) -> Score:
+        """The rubric's score under this evaluator's name, with the model's extraction: how
+        its values were read (evidence) and the request itself (`call`)."""
         evidence = dict(score.evidence)
-        if extraction:
+        if extraction is not None:
             evidence["extraction"] = extraction
-            if "cost" in extraction:
-                evidence["cost"] = extraction["cost"]
-        model = extraction.get("model")
-        steps = request_steps(extraction.get("attempts") or [],
-                              str(model.get("name", "")) if isinstance(model, dict) else "")
+        steps = request_steps(call) if call is not None else []
         return Score(score.value, score.status, score.reason, self.name, self.version,
-                     score.full_score, evidence, tuple(steps))
+                     score.full_score, evidence, tuple(steps), call)
 
 
 def _values(reply: str, answer: str, required: set[str]

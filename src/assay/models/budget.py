@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assay.core.errors import AssayError, ConfigError
+from assay.core.model_call import Usage
 
 DEFAULT_OUTPUT_TOKENS = 1024
 
@@ -65,7 +66,7 @@ class Budget:
             cap if cap is not None else DEFAULT_OUTPUT_TOKENS)
         if cap is not None:
             out = min(out, cap)
-        cost = cfg.cost({"prompt_tokens": round(chars * ratio), "completion_tokens": out})
+        cost = cfg.cost(Usage(round(chars * ratio), out))
         return float(cost or 0.0)
 
     def reserve(self, cfg: Any, messages: list[dict[str, str]],
@@ -83,18 +84,18 @@ class Budget:
         return guess
 
     def settle(self, guess: float, cfg: Any, messages: list[dict[str, str]],
-               usage: Mapping[str, int]) -> None:
+               usage: Usage) -> None:
         """The request is answered (or failed): its estimate out, its actual cost in."""
         self.in_flight = max(0.0, self.in_flight - guess)
-        if not usage:
+        if usage.empty:
             return
-        self.spent += float(cfg.cost(dict(usage)) or 0.0)
+        self.spent += float(cfg.cost(usage) or 0.0)
         seen = self._seen.setdefault(cfg.name, _Seen())
-        if "prompt_tokens" in usage:
+        if usage.prompt_tokens is not None:
             seen.chars += sum(len(str(m.get("content") or "")) for m in messages)
-            seen.prompt_tokens += int(usage["prompt_tokens"])
-        if "completion_tokens" in usage:
-            seen.max_completion = max(seen.max_completion or 0, int(usage["completion_tokens"]))
+            seen.prompt_tokens += usage.prompt_tokens
+        if usage.completion_tokens is not None:
+            seen.max_completion = max(seen.max_completion or 0, usage.completion_tokens)
 
 
 def priced(cfg: Any) -> bool:

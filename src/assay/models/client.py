@@ -34,7 +34,7 @@ import orjson
 
 from assay.core import secrets
 from assay.core.errors import ConfigError
-from assay.core.numbers import token_counts
+from assay.core.model_call import NO_USAGE, Usage
 from assay.core.text import safe_text
 
 from .budget import Budget
@@ -55,7 +55,7 @@ class _Malformed(ValueError):
 @dataclass
 class Completion:
     text: str | None
-    usage: dict[str, int] = field(default_factory=dict)
+    usage: Usage = NO_USAGE
     latency_s: float = 0.0
     attempts: list[dict[str, Any]] = field(default_factory=list)  # one per try: outcome, start, end, delay
     error: str | None = None
@@ -112,7 +112,7 @@ class ModelClient:
             return await self._chat(messages, params)
         budget = self.budget
         guess = budget.reserve(self.cfg, messages, {**self.cfg.params, **(params or {})})
-        usage: dict[str, int] = {}
+        usage = NO_USAGE
         try:
             completion = await self._chat(messages, params)
             usage = completion.usage
@@ -152,7 +152,7 @@ class ModelClient:
                 if text is not None:
                     attempts.append(_attempt("ok" if text.strip() else "empty reply", t0))
                     text, sanitized = safe_text(secrets.mask(text))
-                    return Completion(text, token_counts(usage),
+                    return Completion(text, Usage.from_json(usage),
                                       time.perf_counter() - start, attempts,
                                       finish_reason=finish, sanitized=sanitized,
                                       model=answered if isinstance(answered, str) else None,
@@ -164,7 +164,7 @@ class ModelClient:
             except openai.APIStatusError as exc:
                 if exc.status_code < 500 and exc.status_code not in (408, 409):
                     attempts.append(_attempt(f"{exc.status_code}: {_short(exc)}", t0))
-                    return Completion(None, {}, time.perf_counter() - start, attempts,
+                    return Completion(None, NO_USAGE, time.perf_counter() - start, attempts,
                                       error=f"HTTP {exc.status_code}: {_short(exc)}")
                 outcome, retry_after = f"{exc.status_code}: {_short(exc)}", _retry_after(exc)
             except openai.APITimeoutError as exc:
@@ -188,7 +188,7 @@ class ModelClient:
                 BACKOFF_MAX_S, self.backoff_base_s * 2 ** attempt) * (0.5 + random.random())
             attempts.append({**_attempt(outcome, t0), "retry_in_s": round(delay, 3)})
             await asyncio.sleep(delay)
-        return Completion(None, {}, time.perf_counter() - start, attempts,
+        return Completion(None, NO_USAGE, time.perf_counter() - start, attempts,
                           error=f"gave up after {len(attempts)} attempts: "
                                 f"{attempts[-1]['outcome']}")
 

@@ -23,34 +23,24 @@ import yaml
 
 from assay.core import secrets
 from assay.core.errors import ConfigError
+from assay.core.model_call import HOSTED, Usage
 from assay.core.numbers import checked
 from assay.core.yamltext import yaml_mapping
 
 DEFAULT_FILE = "assay-models.yaml"
-# Base URLs of common OpenAI-compatible endpoints, for `--preset`.
+# Base URLs of common OpenAI-compatible endpoints, for `--preset` (the hosted ones are the
+# providers a trace names: core/model_call.py).
 PRESETS: dict[str, tuple[str, str | None]] = {
-    "openai": ("https://api.openai.com/v1", "OPENAI_API_KEY"),
-    "deepseek": ("https://api.deepseek.com/v1", "DEEPSEEK_API_KEY"),
-    "qwen": ("https://dashscope.aliyuncs.com/compatible-mode/v1", "DASHSCOPE_API_KEY"),
-    "doubao": ("https://ark.cn-beijing.volces.com/api/v3", "ARK_API_KEY"),
-    "moonshot": ("https://api.moonshot.cn/v1", "MOONSHOT_API_KEY"),
-    "zhipu": ("https://open.bigmodel.cn/api/paas/v4", "ZHIPUAI_API_KEY"),
+    "openai": (HOSTED["openai"], "OPENAI_API_KEY"),
+    "deepseek": (HOSTED["deepseek"], "DEEPSEEK_API_KEY"),
+    "qwen": (HOSTED["qwen"], "DASHSCOPE_API_KEY"),
+    "doubao": (HOSTED["doubao"], "ARK_API_KEY"),
+    "moonshot": (HOSTED["moonshot"], "MOONSHOT_API_KEY"),
+    "zhipu": (HOSTED["zhipu"], "ZHIPUAI_API_KEY"),
     "ollama": ("http://127.0.0.1:11434/v1", None),
     "vllm": ("http://127.0.0.1:8000/v1", None),
     "llamacpp": ("http://127.0.0.1:8080/v1", None),
 }
-# Presets that serve a model from the machine itself: the protocol spoken is OpenAI's.
-_LOCAL = ("ollama", "vllm", "llamacpp")
-
-
-def provider_of(base_url: str) -> str:
-    """The provider a trace names (`gen_ai.provider.name`): the preset whose endpoint this is,
-    else "openai" — the protocol every endpoint here speaks, as OpenAI instrumentors say."""
-    url = base_url.rstrip("/")
-    for name, (preset, _) in PRESETS.items():
-        if url == preset and name not in _LOCAL:
-            return name
-    return "openai"
 
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -78,11 +68,12 @@ class ModelConfig:
     # models only this way. A stream cut before its finish chunk is retried, never judged.
     stream: bool = False
 
-    def cost(self, usage: dict[str, int]) -> float | None:
+    def cost(self, usage: Usage) -> float | None:
+        """What a request that counted `usage` cost; None when the model has no price."""
         if self.price_in_per_mtok is None and self.price_out_per_mtok is None:
             return None
-        return (usage.get("prompt_tokens", 0) * (self.price_in_per_mtok or 0.0)
-                + usage.get("completion_tokens", 0) * (self.price_out_per_mtok or 0.0)) / 1e6
+        return ((usage.prompt_tokens or 0) * (self.price_in_per_mtok or 0.0)
+                + (usage.completion_tokens or 0) * (self.price_out_per_mtok or 0.0)) / 1e6
 
     def api_key(self) -> str:
         """The key from the environment, at call time only (it is never stored anywhere)."""

@@ -71,7 +71,7 @@ def aggregate(engine: Engine, run_id: str, by: str | None = "label") -> RunAggre
         lat = [a.latency_s for a in rows_t if a.latency_s is not None]
         out.targets[name] = {
             "answers": len(rows_t), "errors": sum(1 for a in rows_t if a.error),
-            "tokens": sum(int((a.usage or {}).get("total_tokens", 0)) for a in rows_t),
+            "tokens": sum(a.total_tokens or 0 for a in rows_t),
             "latency_p50": percentile(lat, 0.5), "latency_p95": percentile(lat, 0.95),
             "latency_p99": percentile(lat, 0.99)}
     return out

@@ -22,6 +22,7 @@ from typing import Any
 from assay.evaluators.build import is_model_judge
 from assay.store import results as stored
 from assay.store.db import Engine
+from assay.store.rows import result_call
 
 from .agreement import cohen_kappa
 from .stats import wilson
@@ -120,9 +121,8 @@ def _binary(row: dict[str, Any] | None) -> int | None:
 
 
 def _reply(row: dict[str, Any]) -> str:
-    evidence = row.get("evidence")
-    reply = evidence.get("reply") if isinstance(evidence, dict) else None
-    return reply if isinstance(reply, str) else ""
+    call = result_call(row)
+    return call.reply or "" if call is not None else ""
 
 
 def _key(row: dict[str, Any]) -> Key:

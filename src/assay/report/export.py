@@ -1,6 +1,7 @@
 """`assay export`: one row per item and evaluator, with the provenance to check it — the
 answer, the ground truth used (provider, instrument, query, fetch time), the judge's raw reply,
-the reason, the status, and any reviewer's correction beside the raw score."""
+tokens and cost, its whole model call (`call`, as JSON), the reason, the status, and any
+reviewer's correction beside the raw score."""
 
 from __future__ import annotations
 
@@ -16,13 +17,14 @@ from assay.core.outputs import replaced
 from assay.store import repo
 from assay.store import results as stored
 from assay.store.db import Engine
+from assay.store.rows import answer_call, result_call
 
 FORMATS = ("csv", "jsonl", "parquet", "xlsx")
 COLUMNS = ("run_id", "item_id", "target", "epoch", "evaluator", "evaluator_version", "score",
            "status", "reason", "corrected_score", "review_reason", "reviewer", "question",
            "answer", "answer_error", "latency_s", "tokens", "ground_truth", "truth_provider",
            "truth_instrument", "truth_query", "truth_fetched_at", "truth_status",
-           "judge_reply", "judge_parse", "evidence")
+           "judge_reply", "judge_parse", "judge_tokens", "judge_cost", "call", "evidence")
 
 
 def _text(value: Any) -> str | None:
@@ -47,7 +49,8 @@ def rows(engine: Engine, run_id: str) -> Iterator[dict[str, Any]]:
         item = items.get(r["item_id"])
         fields = item.fields if item else {}
         ev = r["evidence"] or {}
-        usage = a.get("usage") or {}
+        judged = result_call(r)
+        answered = answer_call(a) if a else None
         yield {
             "run_id": run_id, "item_id": r["item_id"], "target": r["target"],
             "epoch": r["epoch"], "evaluator": r["evaluator"],
@@ -58,7 +61,8 @@ def rows(engine: Engine, run_id: str) -> Iterator[dict[str, Any]]:
             "reviewer": review["reviewer"] if review else None,
             "question": _text(fields.get("prompt", fields.get("question"))),
             "answer": a.get("text"), "answer_error": a.get("error"),
-            "latency_s": a.get("latency_s"), "tokens": usage.get("total_tokens"),
+            "latency_s": a.get("latency_s"),
+            "tokens": answered.usage.total if answered is not None else None,
             "ground_truth": _text(t["payload"]) if t else _text(fields.get("ground_truth")),
             "truth_provider": t["provider"] if t else ("stored" if fields.get(
                 "ground_truth") is not None else None),
@@ -66,9 +70,13 @@ def rows(engine: Engine, run_id: str) -> Iterator[dict[str, Any]]:
             "truth_query": t["query"] if t else None,
             "truth_fetched_at": t["fetched_at"].isoformat() if t else None,
             "truth_status": t["status"] if t else None,
-            "judge_reply": ev.get("reply") if isinstance(ev, dict) else None,
+            "judge_reply": judged.reply if judged is not None else None,
             "judge_parse": (ev.get("parsed") or {}).get("how") if isinstance(ev, dict)
             else None,
+            "judge_tokens": judged.usage.total if judged is not None else None,
+            "judge_cost": judged.cost if judged is not None else None,
+            "call": _text(judged.to_json()) if judged is not None else None,
+            # last: never empty (a spreadsheet reader may drop a row's empty last cells)
             "evidence": _text(ev)}
 
 
@@ -119,8 +127,9 @@ def _parquet(data: Iterator[dict[str, Any]], out: Path) -> int:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    schema = pa.schema([(c, pa.int64() if c in ("epoch", "tokens") else
-                         pa.float64() if c in ("score", "corrected_score", "latency_s")
+    schema = pa.schema([(c, pa.int64() if c in ("epoch", "tokens", "judge_tokens") else
+                         pa.float64() if c in ("score", "corrected_score", "latency_s",
+                                               "judge_cost")
                          else pa.string()) for c in COLUMNS])
     n = 0
     with pq.ParquetWriter(out, schema) as writer:

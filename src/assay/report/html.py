@@ -16,6 +16,7 @@ from assay.core.errors import ConfigError
 from assay.core.outputs import replaced
 from assay.store import repo
 from assay.store.db import Engine
+from assay.store.rows import answer_record, result_record
 
 from . import charts
 from .aggregate import aggregate
@@ -52,7 +53,7 @@ def item_rows(engine: Engine, run_id: str, limit: int) -> tuple[list[dict[str, A
     chosen = res[:limit]
     ids = {r["item_id"] for r in chosen}
     items = repo.get_items(engine, run["dataset_id"], ids)
-    answers = {(a["item_id"], a["target"], a["epoch"]): a
+    answers = {(a["item_id"], a["target"], a["epoch"]): answer_record(a)
                for a in repo.list_answers(engine, run_id) if a["item_id"] in ids}
     truths = {(t["item_id"], t["target"], t["epoch"]): t
               for t in repo.list_truth(engine, run_id) if t["item_id"] in ids}
@@ -66,7 +67,8 @@ def item_rows(engine: Engine, run_id: str, limit: int) -> tuple[list[dict[str, A
     for r in chosen:
         key = (r["item_id"], r["target"], r["epoch"])
         item = items.get(r["item_id"])
-        rows.append({**r, "fields": item.fields if item else {}, "answer": answers.get(key),
+        rows.append({**result_record(r), "fields": item.fields if item else {},
+                     "answer": answers.get(key),
                      "truth": truths.get(key), "review": reviews.get((*key, r["evaluator"])),
                      "spans": [{**s, "ms": (s["end_at"] - s["start_at"]).total_seconds() * 1000
                                 if s["end_at"] else None} for s in spans.get(r["item_id"], [])

@@ -131,9 +131,9 @@ async def evaluate_traced(ev: Evaluator, item: Item, answer: Answer | None,
     llm: tuple[dict[str, Any], dict[str, Any]] | None = None
     for step in score.steps:
         extra = semconv.step()
-        if step.kind == "model.request":  # a judge's request: by the conventions, once built
-            if llm is None:
-                llm = semconv_llm.judge_request(score.evidence)
+        if step.kind == "model.request" and score.call is not None:  # a judge's request:
+            if llm is None:  # by the conventions, once built
+                llm = semconv_llm.call_request(score.call)
             extra = {**llm[0], **llm[1]} if step.status == "ok" else llm[0]
         trace.span(step.kind, step.name, step.start, step.end, status=step.status, parent=sid,
                    attributes={**step.attributes, **extra})

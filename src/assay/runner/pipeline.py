@@ -116,8 +116,7 @@ class SamplePipeline:
             if score.status == ScoreStatus.ERROR:
                 self.progress.errors += 1
             self.tallies.append((item.id, target.name, score.evaluator, str(score.status),
-                                 score.value, score.evidence.get("cost") if score.evidence
-                                 else None))
+                                 score.value, score.call.cost if score.call else None))
             answers.append(recorded_answer_row(self.run_id, key, answer))
             results.append(result_row(self.run_id, key, score, stamp))
         if answers:  # their root spans are implied by these rows (store/implied.py)
@@ -152,14 +151,13 @@ class SamplePipeline:
                                  status="error" if answer.error else "ok",
                                  attributes={**attrs, "type": target.kind,
                                              "latency_s": answer.latency_s,
-                                             "usage": answer.usage, "error": answer.error,
+                                             "usage": answer.usage.to_json(),
+                                             "error": answer.error,
                                              **worker_place(answer),
                                              **semconv.target(target.kind, target.name, item,
                                                               answer)})
-                attempts = answer.extras.get("attempts")
-                if attempts:
-                    trace.requests(attempts, tid, str(answer.extras.get("model", "")),
-                                   *semconv_llm.target_request(answer))
+                if answer.call is not None and answer.call.attempts:
+                    trace.requests(answer.call, tid, *semconv_llm.call_request(answer.call))
                 calls = answer.extras.get("tool_calls")
                 if calls:
                     tool_spans(trace, calls, tid, t_start, t_end, attrs)
@@ -180,7 +178,7 @@ class SamplePipeline:
                                                              t_end)],
                                          truth_snapshots=truth_rows, spans=trace.take(),
                                          samples=0)
-                self.progress.tokens += answer.usage.get("total_tokens", 0)
+                self.progress.tokens += answer.usage.total or 0
         else:
             answer = prior
             answer_rows = []
@@ -226,13 +224,11 @@ class SamplePipeline:
         for score in scores:
             if score.status == ScoreStatus.ERROR:
                 self.progress.errors += 1
-            usage = score.evidence.get("usage") if score.evidence else None
-            if isinstance(usage, dict) and isinstance(usage.get("total_tokens"), int):
-                self.progress.tokens += usage["total_tokens"]
+            if score.call is not None:
+                self.progress.tokens += score.call.usage.total or 0
             rows.append(result_row(self.run_id, key, score, stamp))
             self.tallies.append((item.id, target.name, score.evaluator, str(score.status),
-                                 score.value, score.evidence.get("cost")
-                                 if score.evidence else None))
+                                 score.value, score.call.cost if score.call else None))
         if lean:
             attrs = {**attrs, "answer": f"recorded ({target.name})",
                      "truth": "item field 'ground_truth'"}

@@ -86,10 +86,12 @@ class JsonLines:
             value = r["score"]
             if value is not None and float(value).is_integer():
                 value = int(value)
-            out.append(orjson.dumps({
-                "item_id": r["item_id"], "evaluator": r["evaluator"], "score": value,
-                "status": r["status"], "reason": r["reason"],
-                "evidence": orjson.Fragment(str(r["evidence"]))}) + b"\n")
+            record = {"item_id": r["item_id"], "evaluator": r["evaluator"], "score": value,
+                      "status": r["status"], "reason": r["reason"],
+                      "evidence": orjson.Fragment(str(r["evidence"]))}
+            if r.get("call") is not None:  # a judge's model request (core/model_call.py)
+                record["call"] = orjson.Fragment(str(r["call"]))
+            out.append(orjson.dumps(record) + b"\n")
         self.sink.write(b"".join(out))
         self.sink.flush()
 

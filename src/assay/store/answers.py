@@ -9,8 +9,9 @@ from .schema import answers
 
 
 def answer_stats(engine: Engine, run_id: str) -> Rows:
-    """target, latency_s, usage, error of every answer in the run: tokens, errors and latency
-    percentiles per target."""
+    """target, latency_s, total_tokens, error of every answer in the run: tokens, errors and
+    latency percentiles per target."""
     with engine.connect() as conn:
-        return conn.execute(select(answers.c.target, answers.c.latency_s, answers.c.usage,
-                                   answers.c.error).where(answers.c.run_id == run_id)).all()
+        return conn.execute(select(answers.c.target, answers.c.latency_s,
+                                   answers.c.total_tokens, answers.c.error)
+                            .where(answers.c.run_id == run_id)).all()

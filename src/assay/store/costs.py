@@ -1,5 +1,6 @@
-"""What a run has cost, read from the store: the `cost` each priced model call left on its answer
-(`extras`) or its result (`evidence`) — one GROUP BY per table, no evidence read whole."""
+"""What a run has cost, read from the store: the `cost` column each priced model call fills on
+its answer or its result (migration 0010 filled it for rows stored before) — one GROUP BY per
+table, plain column sums, no JSON read."""
 
 from __future__ import annotations
 
@@ -11,8 +12,7 @@ from .schema import answers, results
 
 
 def run_cost_sheet(engine: Engine, run_id: str) -> CostSheet:
-    a_cost = answers.c.extras["cost"].as_float()
-    r_cost = results.c.evidence["cost"].as_float()
+    a_cost, r_cost = answers.c.cost, results.c.cost
     scored = results.c.status == "scored"
     correct = func.sum(case(((scored & (results.c.score == 1.0)), 1), else_=0))
     odd = func.sum(case(((scored & results.c.score.not_in([0.0, 1.0])), 1), else_=0))

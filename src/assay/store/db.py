@@ -21,7 +21,7 @@ from assay.core.errors import StoreError
 __all__ = ["DEFAULT_URL", "HEAD", "MIGRATIONS", "Engine", "RawJSON", "current_revision", "migrate",
            "open_engine", "redact", "resolve_url"]
 
-HEAD = "0009"  # newest migration; opening a store at HEAD skips loading Alembic entirely
+HEAD = "0010"  # newest migration; opening a store at HEAD skips loading Alembic entirely
 DEFAULT_URL = "sqlite:///.assay/assay.db"
 MIGRATIONS = Path(__file__).parent / "migrations"
 

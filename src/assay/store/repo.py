@@ -415,11 +415,10 @@ EMPTY_JUDGE_REPLY = "empty reply"
 
 def result_scores(engine: Engine, run_id: str) -> list[tuple[Any, ...]]:
     """(item_id, target, evaluator, status, score, cost) per result, without the evidence."""
-    cost = results.c.evidence["cost"].as_float()
     with engine.connect() as conn:
         return [tuple(r) for r in conn.execute(
             select(results.c.item_id, results.c.target, results.c.evaluator, results.c.status,
-                   results.c.score, cost).where(results.c.run_id == run_id)
+                   results.c.score, results.c.cost).where(results.c.run_id == run_id)
             .order_by(results.c.id))]
 
 

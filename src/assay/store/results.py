@@ -19,11 +19,10 @@ Rows = Sequence[Any]
 
 def aggregate_rows(engine: Engine, run_id: str, by: str | None) -> Rows:
     """Per result, in insertion order: item_id, target, epoch, evaluator, score, status, the
-    model cost from the evidence (column 6), and with `by` the item's field of that name as
-    `group` (None when the item or its field is missing)."""
-    cost = results.c.evidence["cost"].as_float()
+    model call's cost (column 6), and with `by` the item's field of that name as `group`
+    (None when the item or its field is missing)."""
     cols = [results.c.item_id, results.c.target, results.c.epoch, results.c.evaluator,
-            results.c.score, results.c.status, cost]
+            results.c.score, results.c.status, results.c.cost]
     q = select(*cols)
     if by:
         q = select(*cols, items.c.fields[by].label("group")).join(
@@ -64,12 +63,15 @@ def sample_scores(engine: Engine, run_id: str, item_ids: Iterable[str] | None = 
 
 def reasons(engine: Engine, run_id: str, item_ids: Iterable[str], evaluators: Iterable[str],
             chunk: int = 500) -> list[dict[str, Any]]:
-    """item_id, target, epoch, evaluator, reason and the model's raw reply (a judge's
-    `evidence.reply`, else None) of some items' results: the words behind a few scores,
-    without reading every result's evidence."""
+    """item_id, target, epoch, evaluator, reason and the model's raw reply (a judge's call's
+    reply, else None) of some items' results: the words behind a few scores, without reading
+    every result's evidence."""
     ids, names = sorted(set(item_ids)), list(evaluators)
+    # a row stored before calls had their column (migration 0010) kept the reply in evidence
+    reply = func.coalesce(results.c.call["reply"].as_string(),
+                          results.c.evidence["reply"].as_string())
     cols = (results.c.item_id, results.c.target, results.c.epoch, results.c.evaluator,
-            results.c.reason, results.c.evidence["reply"].as_string().label("reply"))
+            results.c.reason, reply.label("reply"))
     out: list[dict[str, Any]] = []
     with engine.connect() as conn:
         for i in range(0, len(ids), chunk):  # bounded IN lists, whatever the backend's limit

@@ -3,6 +3,8 @@ with JSONB where PostgreSQL has it."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import (
     JSON,
     Column,
@@ -21,6 +23,15 @@ from sqlalchemy.dialects.postgresql import JSONB
 
 metadata = MetaData()
 Json = JSON().with_variant(JSONB(), "postgresql")
+
+
+def call_columns() -> list[Column[Any]]:
+    """An answer's or a result's model call (core/model_call.py): the whole call as JSON, and
+    what is summed — its cost and tokens — in columns of their own, so cost sheets and token
+    counts are plain column sums (migration 0010). NULL: no call, or not reported."""
+    return [Column("cost", Float), Column("prompt_tokens", Integer),
+            Column("completion_tokens", Integer), Column("total_tokens", Integer),
+            Column("call", Json)]
 
 datasets = Table(
     "datasets", metadata,
@@ -83,6 +94,7 @@ answers = Table(
     Column("extras", Json),
     Column("started_at", DateTime(timezone=True)),
     Column("finished_at", DateTime(timezone=True)),
+    *call_columns(),
 )
 
 results = Table(
@@ -99,6 +111,7 @@ results = Table(
     Column("reason", Text, nullable=False),
     Column("evidence", Json),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    *call_columns(),
     UniqueConstraint("run_id", "item_id", "target", "epoch", "evaluator",
                      name="uq_results_sample_evaluator"),
     Index("ix_results_run_status", "run_id", "status"),

@@ -59,10 +59,10 @@ class BaselineQuoteAgent:
         snap = await self.capture.fetch(item)
         extras = {"quote": snap.as_record()}
         if snap.status != "ok":
-            return Answer(None, extras, {}, time.perf_counter() - start, None,
+            return Answer(None, extras, time.perf_counter() - start, None,
                           f"no quote for {snap.instrument or 'the item'}: {snap.message}")
         text = compose(str(item.get("prompt") or ""), snap)
-        return Answer(text, extras, {}, time.perf_counter() - start)
+        return Answer(text, extras, time.perf_counter() - start)
 
     async def close(self) -> None:
         pass

@@ -46,21 +46,21 @@ class CommandTarget:
                 *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE, cwd=self.cwd)
         except OSError as exc:
-            return Answer(None, {}, {}, 0.0, None, f"cannot start {self.argv[0]}: {exc}")
+            return Answer(None, {}, 0.0, None, f"cannot start {self.argv[0]}: {exc}")
         try:
             out, err = await asyncio.wait_for(proc.communicate(payload), self.timeout_s)
         except TimeoutError:
             proc.kill()
             await proc.wait()
-            return Answer(None, {}, {}, time.perf_counter() - start, None,
+            return Answer(None, {}, time.perf_counter() - start, None,
                           f"timeout after {self.timeout_s:g} s")
         latency = time.perf_counter() - start
         extras = {"exit_code": proc.returncode}
         if proc.returncode != 0:
             tail = err.decode("utf-8", "replace").strip()[-300:]
-            return Answer(None, extras, {}, latency, None,
+            return Answer(None, extras, latency, None,
                           f"exit code {proc.returncode}" + (f": {tail}" if tail else ""))
-        return Answer(out.decode("utf-8", "replace").rstrip("\n"), extras, {}, latency)
+        return Answer(out.decode("utf-8", "replace").rstrip("\n"), extras, latency)
 
     async def close(self) -> None:
         pass

@@ -20,7 +20,7 @@ import orjson
 
 from assay.core import secrets
 from assay.core.errors import ConfigError
-from assay.core.numbers import token_counts
+from assay.core.model_call import ModelCall
 from assay.core.render import SINGLE, render
 from assay.core.types import Answer, Item
 
@@ -144,22 +144,22 @@ class HttpTarget:
                 latency = time.perf_counter() - start
                 extras["http_status"] = resp.status
                 if resp.status >= 400:
-                    return Answer(None, extras, {}, latency, None,
+                    return Answer(None, extras, latency, None,
                                   f"HTTP {resp.status}: {_body_text(raw)}")
         except TimeoutError:
-            return Answer(None, extras, {}, time.perf_counter() - start, None,
+            return Answer(None, extras, time.perf_counter() - start, None,
                           f"timeout after {self.timeout_s:g} s")
         except aiohttp.ClientError as exc:
-            return Answer(None, extras, {}, time.perf_counter() - start, None,
+            return Answer(None, extras, time.perf_counter() - start, None,
                           f"connection error: {type(exc).__name__}: {exc}")
         try:
             data = _loads(raw)
         except ValueError:
-            return Answer(None, extras, {}, latency, None,
+            return Answer(None, extras, latency, None,
                           f"response is not JSON: {_body_text(raw)}")
         found = self._answer.find(data)
         if not found:
-            return Answer(None, extras, {}, latency, data,
+            return Answer(None, extras, latency, data,
                           f"no value at {self.answer_path} in the response")
         for key, path in self._extras.items():
             hits = path.find(data)
@@ -171,10 +171,11 @@ class HttpTarget:
             if problems:
                 extras["tool_call_problems"] = problems
         value = found[0].value
-        usage = data.get("usage") if isinstance(data, dict) else None
+        # the tokens the agent says it used (and the model it names): the answer's call
+        call = ModelCall.reported(data.get("usage"), data.get("model")) \
+            if isinstance(data, dict) else None
         return Answer(value if isinstance(value, str) else orjson.dumps(value).decode(),
-                      extras, token_counts(usage),
-                      latency, data, None)
+                      extras, latency, data, None, call)
 
     async def close(self) -> None:
         if self._session is not None:

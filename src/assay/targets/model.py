@@ -8,10 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 from assay.core.errors import ConfigError
+from assay.core.model_call import Attempt, ModelCall, provider_of
 from assay.core.render import DOUBLE, SINGLE, placeholders, render
 from assay.core.types import Answer, Item
 from assay.models.client import ModelClient
-from assay.models.config import provider_of
 
 from .base import TargetContext, mapping_option
 from .boundary import settled
@@ -52,18 +52,18 @@ class ModelTarget:
         messages = self.messages(item)
         c = await self.client.chat(messages, self.params)
         cfg = self.client.cfg
+        cost = cfg.cost(c.usage)
         # the model asked and the one that answered, for the trace's model-request spans
-        extras: dict[str, Any] = {"messages": messages, "attempts": c.attempts,
-                                  "model": cfg.name, "request_model": cfg.model,
-                                  "response_model": c.model,
-                                  "provider": provider_of(cfg.base_url),
-                                  "finish_reason": c.finish_reason}
+        call = ModelCall(model=cfg.model, provider=provider_of(cfg.base_url),
+                         messages=tuple(messages), reply=c.text, finish_reason=c.finish_reason,
+                         usage=c.usage,
+                         attempts=tuple(Attempt.from_json(a) for a in c.attempts),
+                         latency_s=c.latency_s, cost=None if cost is None else round(cost, 8),
+                         response_model=c.model, name=cfg.name, sanitized=c.sanitized)
+        extras: dict[str, Any] = {}
         if c.empty:  # the model answered nothing, every retry: scored as such, and flagged
             extras["empty_reply"] = True
-        cost = self.client.cfg.cost(c.usage)
-        if cost is not None:
-            extras["cost"] = round(cost, 8)
-        return settled(Answer(c.text, extras, c.usage, c.latency_s, None, c.error),
+        return settled(Answer(c.text, extras, c.latency_s, None, c.error, call),
                        sanitized=c.sanitized)
 
     async def close(self) -> None:

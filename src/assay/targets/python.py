@@ -19,7 +19,7 @@ from typing import Any
 
 from assay.core.calls import FAILURES, failure_text, in_daemon_thread, in_user_loop
 from assay.core.errors import ConfigError
-from assay.core.numbers import token_counts
+from assay.core.model_call import ModelCall
 from assay.core.types import Answer, Item
 
 from .base import TargetContext
@@ -73,17 +73,16 @@ class PythonTarget:
             out = await in_user_loop(self.fn, fields) if self.is_async else \
                 await in_daemon_thread(self.fn, fields)
         except FAILURES as exc:  # sys.exit() in an async function too; a Ctrl-C goes through
-            return Answer(None, {}, {}, time.perf_counter() - start, None, failure_text(exc))
+            return Answer(None, {}, time.perf_counter() - start, None, failure_text(exc))
         latency = time.perf_counter() - start
         if isinstance(out, str):
-            return Answer(out, {}, {}, latency)
+            return Answer(out, {}, latency)
         if isinstance(out, dict) and isinstance(out.get("text"), str | None):
             meta = out.get("metadata") or {}
-            usage = meta.get("usage") if isinstance(meta, dict) else None
-            return Answer(out.get("text"), {"metadata": meta},
-                          token_counts(usage),
-                          latency)
-        return Answer(None, {}, {}, latency, None,
+            call = ModelCall.reported(meta.get("usage"), meta.get("model")) \
+                if isinstance(meta, dict) else None
+            return Answer(out.get("text"), {"metadata": meta}, latency, call=call)
+        return Answer(None, {}, latency, None,
                       f"{self.ref} returned {type(out).__name__}; expected text or "
                       "{'text': ..., 'metadata': {...}}")
 

@@ -41,7 +41,7 @@ class RecordedTarget:
                  else answer_from_item(item, self.field))
         if found is None:
             where = f"file {self.file}" if self.file else f"field '{self.field}'"
-            return Answer(None, {}, {}, 0.0, None, f"no recorded answer in {where}")
+            return Answer(None, {}, 0.0, None, f"no recorded answer in {where}")
         return found
 
     async def close(self) -> None:

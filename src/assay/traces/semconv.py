@@ -122,15 +122,15 @@ def target(kind: str, name: str, item: Item, answer: Answer) -> dict[str, Any]:
     oi = fact(kind, "span_kind")
     attrs: dict[str, Any] = {KIND: oi}
     request = answer.extras.get("request")  # an HTTP agent's request body, as sent
-    messages = answer.extras.get("messages")
-    if isinstance(messages, list):
+    messages = [dict(m) for m in answer.call.messages] if answer.call is not None else None
+    if messages:
         flat_messages(attrs, SpanAttributes.LLM_INPUT_MESSAGES, messages)
         io_value(attrs, IN, IN_MIME, messages)
     else:
         io_value(attrs, IN, IN_MIME, request if request is not None else question(item))
     io_value(attrs, OUT, OUT_MIME, answer.text)
     if oi == LLM:
-        model = answer.extras.get("request_model")
+        model = answer.call.model if answer.call is not None else None
         if model:
             attrs[SpanAttributes.LLM_MODEL_NAME] = model
     elif oi == AGENT:

@@ -5,14 +5,14 @@ judge's — and the stored messages expanded to the conventions' copies as the s
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
 from openinference.semconv.trace import SpanAttributes
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
 
-from assay.core.types import Answer
-from assay.models.config import provider_of
+from assay.core.model_call import ModelCall, Usage
 
 from .semconv import (
     CHAT,
@@ -38,7 +38,7 @@ def _parts(text: str) -> list[dict[str, str]]:
     return [{"type": "text", "content": clip(text)}]
 
 
-def request(model: str, provider: str, messages: list[Any] | None, *,
+def request(model: str, provider: str, messages: Sequence[Mapping[str, Any]] | None, *,
             response_model: str | None = None) -> dict[str, Any]:
     """What every attempt of one model request carries: the request (model, provider) by both
     conventions, and the messages sent, stored once (`expand` gives their conventions)."""
@@ -56,7 +56,7 @@ def request(model: str, provider: str, messages: list[Any] | None, *,
         # a judge's prompt is KBs, and writing it four times cost ~15 % of a judge run
         attrs[MESSAGES] = [{"role": str(m.get("role", "")),
                             "content": clip(str(m.get("content", "")))}
-                           for m in messages if isinstance(m, dict)]
+                           for m in messages if isinstance(m, Mapping)]
     return attrs
 
 
@@ -85,8 +85,7 @@ def expand(attrs: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def reply(text: str | None, usage: dict[str, Any] | None, finish: str | None
-          ) -> dict[str, Any]:
+def reply(text: str | None, usage: Usage, finish: str | None) -> dict[str, Any]:
     """What the attempt that was answered adds: the reply and the token counts."""
     attrs: dict[str, Any] = {}
     if text is not None:
@@ -100,41 +99,19 @@ def reply(text: str | None, usage: dict[str, Any] | None, finish: str | None
         attrs[gen_ai.GEN_AI_OUTPUT_MESSAGES] = orjson.dumps([message]).decode()
     if finish:
         attrs[gen_ai.GEN_AI_RESPONSE_FINISH_REASONS] = [finish]
-    usage = usage or {}
-    prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
-    if isinstance(prompt, int):
-        attrs[gen_ai.GEN_AI_USAGE_INPUT_TOKENS] = prompt
-        attrs[SpanAttributes.LLM_TOKEN_COUNT_PROMPT] = prompt
-    if isinstance(completion, int):
-        attrs[gen_ai.GEN_AI_USAGE_OUTPUT_TOKENS] = completion
-        attrs[SpanAttributes.LLM_TOKEN_COUNT_COMPLETION] = completion
-    total = usage.get("total_tokens")
-    if not isinstance(total, int) and isinstance(prompt, int) and isinstance(completion, int):
-        total = prompt + completion
-    if isinstance(total, int):
-        attrs[SpanAttributes.LLM_TOKEN_COUNT_TOTAL] = total
+    if usage.prompt_tokens is not None:
+        attrs[gen_ai.GEN_AI_USAGE_INPUT_TOKENS] = usage.prompt_tokens
+        attrs[SpanAttributes.LLM_TOKEN_COUNT_PROMPT] = usage.prompt_tokens
+    if usage.completion_tokens is not None:
+        attrs[gen_ai.GEN_AI_USAGE_OUTPUT_TOKENS] = usage.completion_tokens
+        attrs[SpanAttributes.LLM_TOKEN_COUNT_COMPLETION] = usage.completion_tokens
+    if usage.total is not None:
+        attrs[SpanAttributes.LLM_TOKEN_COUNT_TOTAL] = usage.total
     return attrs
 
 
-def target_request(answer: Answer) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A model target's request attributes and its answered attempt's."""
-    ex = answer.extras
-    model = str(ex.get("request_model") or ex.get("model") or "")
-    messages = ex.get("messages")
-    common = request(model, str(ex.get("provider") or "openai"),
-                     messages if isinstance(messages, list) else None,
-                     response_model=ex.get("response_model"))
-    return common, reply(answer.text, answer.usage, ex.get("finish_reason"))
-
-
-def judge_request(evidence: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A judge's request attributes and its answered attempt's, from the score's evidence."""
-    cfg = evidence.get("model")
-    cfg = cfg if isinstance(cfg, dict) else {}
-    messages = evidence.get("messages")
-    common = request(str(cfg.get("model") or cfg.get("name") or ""),
-                     provider_of(str(cfg.get("base_url") or "")),
-                     messages if isinstance(messages, list) else None,
-                     response_model=evidence.get("response_model"))
-    return common, reply(evidence.get("reply"), evidence.get("usage"),
-                         evidence.get("finish_reason"))
+def call_request(call: ModelCall) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A model request's attributes — a target's or a judge's — and its answered attempt's."""
+    common = request(call.model or call.name, call.provider or "openai", call.messages,
+                     response_model=call.response_model)
+    return common, reply(call.reply, call.usage, call.finish_reason)

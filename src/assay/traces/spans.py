@@ -14,6 +14,7 @@ import random
 from datetime import UTC, datetime
 from typing import Any
 
+from assay.core.model_call import ModelCall
 from assay.core.types import Answer
 
 from . import semconv
@@ -51,24 +52,23 @@ class Trace:
             "status": status, "attributes": attributes or {}})
         return sid
 
-    def requests(self, attempts: list[dict[str, Any]], parent: str, model: str,
-                 common: dict[str, Any] | None = None,
+    def requests(self, call: ModelCall, parent: str, common: dict[str, Any] | None = None,
                  answered: dict[str, Any] | None = None) -> None:
-        """One span per model request, from the client's attempt records: each carries the
-        request's convention attributes (`common`), the answered one its reply (`answered`)."""
-        for n, a in enumerate(attempts):
-            if "start" not in a:
+        """One span per model request, from the call's attempts: each carries the request's
+        convention attributes (`common`), the answered one its reply (`answered`)."""
+        model = call.name
+        for n, a in enumerate(call.attempts):
+            if a.start is None:
                 continue
-            ok = a.get("outcome") == "ok"
-            attrs = {"attempt": n + 1, "outcome": a.get("outcome"), "model": model}
-            if "retry_in_s" in a:
-                attrs["retry_in_s"] = a["retry_in_s"]
+            attrs: dict[str, Any] = {"attempt": n + 1, "outcome": a.outcome, "model": model}
+            if a.retry_in_s is not None:
+                attrs["retry_in_s"] = a.retry_in_s
             if common:
                 attrs.update(common)
-            if ok and answered:
+            if a.ok and answered:
                 attrs.update(answered)
-            self.span("model.request", model, a["start"], a.get("end"),
-                      status="ok" if ok else "error", parent=parent, attributes=attrs)
+            self.span("model.request", model, a.start, a.end,
+                      status="ok" if a.ok else "error", parent=parent, attributes=attrs)
 
     def take(self) -> list[dict[str, Any]]:
         rows, self.rows = self.rows, []

@@ -19,6 +19,7 @@ from assay.store import results as stored_results
 from assay.store import reviews as stored_reviews
 from assay.store.costs import run_cost_sheet
 from assay.store.db import Engine
+from assay.store.rows import answer_record, result_record
 
 PAGE = 50
 
@@ -197,7 +198,7 @@ def item_chain(engine: Engine, run_id: str, item_id: str) -> dict[str, Any]:
         raise LookupError(f"run '{run_id}' has no item '{item_id}'")
     item = found[item_id]
     res = stored_results.item_results(engine, run_id, item_id)
-    answers = {(a["item_id"], a["target"], a["epoch"]): a
+    answers = {(a["item_id"], a["target"], a["epoch"]): answer_record(a)
                for a in repo.list_answers(engine, run_id, item_id)}
     truths = {(t["item_id"], t["target"], t["epoch"]): t
               for t in repo.list_truth(engine, run_id, item_id)}
@@ -206,7 +207,7 @@ def item_chain(engine: Engine, run_id: str, item_id: str) -> dict[str, Any]:
     rows = []
     for r in res:
         key = (item_id, r["target"], r["epoch"])
-        rows.append({**r, "fields": item.fields, "answer": answers.get(key),
+        rows.append({**result_record(r), "fields": item.fields, "answer": answers.get(key),
                      "truth": truths.get(key), "review": reviews.get((*key, r["evaluator"])),
                      "spans": [{**s, "ms": (s["end_at"] - s["start_at"]).total_seconds() * 1000
                                 if s["end_at"] else None} for s in spans

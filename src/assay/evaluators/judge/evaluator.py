@@ -1,6 +1,7 @@
 """A template judged by a model: render → call (or cache) → strict parse. Everything needed to
-see and recompute the judgment is kept in the score's evidence: the rendered messages, the raw
-reply, how it was parsed, tokens, latency, attempts, the model config (never its key)."""
+see and recompute the judgment is kept with the score: in its evidence the template and how the
+reply was parsed; in its `call` (a ModelCall) the rendered messages, the raw reply, tokens,
+latency, attempts, cost and the model asked (its registry name: never its key)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from assay.core.model_call import Attempt, ModelCall, Usage, provider_of
 from assay.core.types import Answer, Item, Score, Step, TruthSnapshot
 from assay.models.cache import ResponseCache, cache_key
 from assay.models.client import Completion, ModelClient
@@ -20,8 +22,8 @@ from .templates import Template, item_template
 
 
 async def ask(client: ModelClient, cache: ResponseCache | None,
-              messages: list[dict[str, str]]) -> tuple[Completion, dict[str, Any]]:
-    """One model call through the cache, and the record of it kept in a score's evidence."""
+              messages: list[dict[str, str]]) -> tuple[Completion, ModelCall]:
+    """One model call through the cache, and the typed record of it a score carries."""
     cfg = client.cfg
     extra = {"response_format": {"type": "json_object"}} if cfg.json_mode else {}
     key = cache_key(cfg.base_url, cfg.model, messages, {**cfg.params, **extra})
@@ -29,41 +31,41 @@ async def ask(client: ModelClient, cache: ResponseCache | None,
     if cache is not None:
         hit = cache.get(key)
         if hit is not None:
-            completion = Completion(hit["text"], hit.get("usage", {}), 0.0, [], cached=True,
-                                    finish_reason=hit.get("finish_reason"))
+            completion = Completion(hit["text"], Usage.from_json(hit.get("usage")), 0.0, [],
+                                    cached=True, finish_reason=hit.get("finish_reason"))
     if completion is None:
         completion = await client.chat(messages, extra)
         # an empty reply is not kept: asking again (assay retry) must really ask again
         if completion.error is None and not completion.empty and cache is not None:
-            cache.put(key, cfg.name, {"text": completion.text, "usage": completion.usage,
+            cache.put(key, cfg.name, {"text": completion.text,
+                                      "usage": completion.usage.to_json(),
                                       "finish_reason": completion.finish_reason})
-    record = {
-        "model": client.public, "messages": messages, "reply": completion.text,
-        "finish_reason": completion.finish_reason, "usage": completion.usage,
-        "latency_s": round(completion.latency_s, 4), "attempts": completion.attempts,
-        "cached": completion.cached, "cache_key": key,
-    }
-    if completion.model:  # the model that answered, as its response says (traces)
-        record["response_model"] = completion.model
-    if completion.sanitized:  # the reply held characters no store can keep (see core/text.py)
-        record["sanitized"] = True
     cost = cfg.cost(completion.usage)
-    if cost is not None:
-        record["cost"] = 0.0 if completion.cached else round(cost, 8)  # a cache hit is free
-    return completion, record
+    call = ModelCall(
+        model=cfg.model, provider=provider_of(cfg.base_url), messages=tuple(messages),
+        reply=completion.text, finish_reason=completion.finish_reason, usage=completion.usage,
+        attempts=tuple(Attempt.from_json(a) for a in completion.attempts),
+        latency_s=round(completion.latency_s, 4), cached=completion.cached,
+        # a cache hit is free
+        cost=None if cost is None else 0.0 if completion.cached else round(cost, 8),
+        # the model that answered, as its response says (traces)
+        response_model=completion.model, name=cfg.name, cache_key=key,
+        # the reply held characters no store can keep (see core/text.py)
+        sanitized=completion.sanitized)
+    return completion, call
 
 
-def request_steps(attempts: list[dict[str, Any]], model: str) -> list[Step]:
-    """One step per model request (retries included), from the client's attempt records."""
+def request_steps(call: ModelCall) -> list[Step]:
+    """One step per model request (retries included), from the call's attempts."""
     steps = []
-    for n, a in enumerate(attempts):
-        if "start" not in a:
+    for n, a in enumerate(call.attempts):
+        if a.start is None:
             continue
-        attrs: dict[str, Any] = {"attempt": n + 1, "outcome": a.get("outcome"), "model": model}
-        if "retry_in_s" in a:
-            attrs["retry_in_s"] = a["retry_in_s"]
-        steps.append(Step("model.request", model, a["start"], a.get("end"),
-                          "ok" if a.get("outcome") == "ok" else "error", attrs))
+        attrs: dict[str, Any] = {"attempt": n + 1, "outcome": a.outcome, "model": call.name}
+        if a.retry_in_s is not None:
+            attrs["retry_in_s"] = a.retry_in_s
+        steps.append(Step("model.request", call.name, a.start, a.end,
+                          "ok" if a.ok else "error", attrs))
     return steps
 
 
@@ -126,15 +128,14 @@ class JudgeEvaluator:
         t1 = time.time()
         completion, call = await ask(self.client, self.cache, messages)
         t2 = time.time()
-        model = str(call["model"].get("name", "")) if isinstance(call.get("model"), dict) else ""
-        steps = [Step("render", self.name, t0, t1), *request_steps(call["attempts"], model)]
-        evidence: dict[str, Any] = {
-            "template": template.name, "template_version": template.version, **call}
+        steps = [Step("render", self.name, t0, t1), *request_steps(call)]
+        evidence: dict[str, Any] = {"template": template.name,
+                                    "template_version": template.version}
         full = (template.schema.minimum, template.schema.maximum)
         if completion.error is not None:
             return replace(Score.error(f"model call failed: {completion.error}", self.name,
                                        self.version, evidence=evidence),
-                           full_score=full, steps=tuple(steps))
+                           full_score=full, steps=tuple(steps), call=call)
         judgment = parse_reply(completion.text, template.schema)
         evidence["parsed"] = {"how": judgment.how, "score": judgment.score,
                               "full_score": judgment.full_score}
@@ -144,4 +145,4 @@ class JudgeEvaluator:
             evidence["reasoning"] = thinking
         steps.append(Step("parse", self.name, t2, time.time(), attributes={"how": judgment.how}))
         return Score(judgment.score, judgment.status, judgment.reason or judgment.how,
-                     self.name, self.version, full, evidence, tuple(steps))
+                     self.name, self.version, full, evidence, tuple(steps), call)

@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from tests.cli.test_run_cli import model_reply, run, run_id_of
+from tests.cli.test_run_cli import model_reply, run_id_of
+from tests.cli.test_run_cli import run_process as run  # as the entry point's process
 from tests.conftest import ROOT, SAMPLE
 from tests.openai_server import OpenAIServer
 

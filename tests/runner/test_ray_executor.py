@@ -26,7 +26,7 @@ from assay.runner.execute import run_experiment
 from assay.runner.pipeline import Progress
 from assay.runner.spec import load_spec
 from assay.store.db import Engine, open_engine
-from tests.cli.test_run_cli import run, run_id_of
+from tests.cli.test_run_cli import run, run_id_of, run_process
 from tests.conftest import ROOT, SAMPLE
 
 EXPECTED = {x["prompt_id"]: x["expected_score"] for x in json.loads(SAMPLE.read_text("utf-8"))}
@@ -238,9 +238,11 @@ def test_a_ray_run_writing_to_postgresql_is_visible_in_the_web_app_while_it_runs
         assert client.get(f"/api/runs/{run_id}/results").json()["total"] == 40
 
 
+@pytest.mark.process  # the CLI joins the cluster by address
 def test_score_on_a_running_cluster_from_the_cli(ray_cluster: str, tmp_path: Path) -> None:
-    r = run("score", str(SAMPLE), "--executor", "ray", "--out", "o.jsonl", "-q",
-            "--db", f"sqlite:///{tmp_path / 'a.db'}", cwd=tmp_path, RAY_ADDRESS=ray_cluster)
+    r = run_process("score", str(SAMPLE), "--executor", "ray", "--out", "o.jsonl", "-q",
+                    "--db", f"sqlite:///{tmp_path / 'a.db'}", cwd=tmp_path,
+                    RAY_ADDRESS=ray_cluster)
     assert r.returncode == 0, r.stderr
     got = {x["item_id"]: x["score"] for x in map(json.loads, (tmp_path / "o.jsonl")
                                                  .read_text("utf-8").splitlines())}

@@ -74,7 +74,7 @@ def assay_in_process(*args: str, cwd: Path, env: Mapping[str, str] | None = None
             main()
         except SystemExit as exc:
             if exc.code is None or isinstance(exc.code, int):
-                code = exc.code or 0
+                code = (exc.code or 0) & 0xFF  # what the parent of a process sees
             else:  # sys.exit("message"): printed to stderr, exit 1
                 print(exc.code, file=sys.stderr)
                 code = 1
@@ -89,7 +89,8 @@ def assay_in_process(*args: str, cwd: Path, env: Mapping[str, str] | None = None
 
 
 def _stream(errors: str) -> io.TextIOWrapper:
-    """A pipe's text stream as a process has it (UTF-8, not a terminal)."""
+    """A pipe's text stream as a process in a UTF-8 locale has it (not a terminal; stdout
+    strict, stderr backslashreplace)."""
     return io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors=errors, newline="\n",
                             write_through=True)
 
@@ -126,10 +127,10 @@ _DEFAULT_WARNINGS = [("default", DeprecationWarning, "__main__"),
 def _isolated(cwd: Path, env: dict[str, str], argv: list[str], out: io.TextIOWrapper,
               err: io.TextIOWrapper) -> Iterator[None]:
     """For the length of one call: the process's argv and `__main__`, working directory,
-    environment, empty stdin and captured stdout and stderr, Python's default warning filters and no logging
-    handler but Python's last resort (to stderr, as in a process). Afterwards everything is put
-    back: the environment, the working directory, sys.path, the signal handlers, the root
-    logger; the modules the call imported from the test's files (a target's `agents.py`, a
+    environment, empty stdin and captured stdout and stderr, Python's default warning filters
+    and no logging handler but Python's last resort (to stderr, as in a process). Afterwards
+    everything is put back: the environment, the working directory, sys.path, the signal
+    handlers, the root logger; the modules the call imported from the test's files (a target's `agents.py`, a
     check's `checks.py`) are forgotten, so the next call imports its own; and the loop that
     runs async user code (assay.core.calls) is stopped, so a call never inherits another's."""
     import assay.core.calls as calls
@@ -145,16 +146,16 @@ def _isolated(cwd: Path, env: dict[str, str], argv: list[str], out: io.TextIOWra
     root = logging.getLogger()
     saved_logging = (list(root.handlers), root.level)
     importlib.invalidate_caches()  # a file written since the last import is seen, as by a process
-    os.environ.clear()
-    os.environ.update(env)
-    os.chdir(cwd)
-    sys.argv = argv
-    sys.modules["__main__"] = _script(argv[0])  # click names the program from it
-    sys.stdin = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
-    sys.stdout, sys.stderr = out, err
-    root.handlers = []
-    root.setLevel(logging.WARNING)
     try:
+        os.chdir(cwd)
+        os.environ.clear()
+        os.environ.update(env)
+        sys.argv = argv
+        sys.modules["__main__"] = _script(argv[0])  # click names the program from it
+        sys.stdin = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+        sys.stdout, sys.stderr = out, err
+        root.handlers = []
+        root.setLevel(logging.WARNING)
         with warnings.catch_warnings():
             warnings.resetwarnings()
             for action, category, module in reversed(_DEFAULT_WARNINGS):

@@ -55,7 +55,8 @@ def test_every_builtin_type_is_registered_with_its_options() -> None:
 @pytest.mark.parametrize(("kind", "options", "cls"), [
     ("http", {"url": "http://127.0.0.1:9/ask", "timeout_s": 5, "headers": {"X": "1"}},
      "HttpTarget"),
-    ("command", {"command": "cat", "timeout_s": 2}, "CommandTarget"),
+    pytest.param("command", {"command": "cat", "timeout_s": 2}, "CommandTarget",
+                 marks=pytest.mark.process),
     ("recorded", {"file": "answers.jsonl"}, "RecordedTarget"),
     ("baseline-quote-agent", {"snapshots": str(SNAPSHOTS)}, "BaselineQuoteAgent"),
     ("python", {"function": agent_fn}, "PythonTarget"),
@@ -184,6 +185,7 @@ def test_a_new_type_is_one_file_and_one_registration(tmp_path: Path, echo_type: 
         load_spec(spec)
 
 
+@pytest.mark.process  # python -c: a fresh interpreter
 def test_targets_import_nothing_of_the_runner() -> None:
     code = ("import sys\nimport assay.targets.build, assay.targets.baseline, "
             "assay.targets.recorded, assay.targets.model, assay.targets.http, "

@@ -31,6 +31,7 @@ def rows(db: Path, sql: str) -> list[Any]:
     return sqlite3.connect(db).execute(sql).fetchall()
 
 
+@pytest.mark.process  # `assay show` as a process
 def test_live_capture_runs_beside_the_target(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                              akshare_recorded: Akshare) -> None:
     monkeypatch.chdir(tmp_path)

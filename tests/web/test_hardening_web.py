@@ -164,6 +164,7 @@ def test_a_token_in_the_url_is_moved_to_a_cookie_and_dropped(two_runs: Store) ->
     assert r.status_code == 200 and "S34_bad_truth" in r.text
 
 
+@pytest.mark.process
 def test_assay_view_refuses_before_printing_its_url(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "ASSAY_UI_TOKEN"}
     r = subprocess.run([str(Path(sys.executable).parent / "assay"), "view", "--host",

@@ -16,6 +16,7 @@ What no in-process call can show stays with `assay_process`; everything else a t
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import io
 import logging
@@ -23,7 +24,6 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import traceback
 import warnings
 from collections.abc import Iterator, Mapping
@@ -32,7 +32,7 @@ from types import FrameType, ModuleType
 from typing import cast
 
 ASSAY = str(Path(sys.executable).parent / "assay")
-_ROOT = Path(__file__).resolve().parent.parent  # the project: its modules are never dropped
+_ROOT = Path(__file__).resolve().parent.parent
 HIDDEN = ("ASSAY_DB", "ASSAY_MODELS")  # the caller's own store and models never leak in
 
 
@@ -130,15 +130,17 @@ def _isolated(cwd: Path, env: dict[str, str], argv: list[str], out: io.TextIOWra
     environment, empty stdin and captured stdout and stderr, Python's default warning filters
     and no logging handler but Python's last resort (to stderr, as in a process). Afterwards
     everything is put back: the environment, the working directory, sys.path, the signal
-    handlers, the root logger; the modules the call imported from the test's files (a target's `agents.py`, a
-    check's `checks.py`) are forgotten, so the next call imports its own; and the loop that
-    runs async user code (assay.core.calls) is stopped, so a call never inherits another's."""
+    handlers, the root logger. The modules of user code (a target's `agents.py`, a check's
+    `checks.py`: see `_user_modules`) that other calls or tests imported are hidden from the call,
+    and those it imports are forgotten after it, so each call imports its own, as a process
+    would; and the loop that runs async user code (assay.core.calls) is stopped, so a call never
+    inherits another's."""
     import assay.core.calls as calls
 
     saved_env = dict(os.environ)
     saved_cwd = os.getcwd()
     saved_path = list(sys.path)
-    saved_modules = set(sys.modules)
+    hidden = _user_modules()  # a process of its own has none of them
     saved_streams = (sys.stdin, sys.stdout, sys.stderr)
     saved_argv = sys.argv
     saved_main = sys.modules["__main__"]
@@ -150,6 +152,8 @@ def _isolated(cwd: Path, env: dict[str, str], argv: list[str], out: io.TextIOWra
         os.chdir(cwd)
         os.environ.clear()
         os.environ.update(env)
+        for name in hidden:
+            del sys.modules[name]
         sys.argv = argv
         sys.modules["__main__"] = _script(argv[0])  # click names the program from it
         sys.stdin = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
@@ -174,7 +178,9 @@ def _isolated(cwd: Path, env: dict[str, str], argv: list[str], out: io.TextIOWra
                 signal.signal(s, handler)
         root.handlers, level = saved_logging
         root.setLevel(level)
-        _forget_modules(saved_modules, cwd)
+        for name in _user_modules():  # the call's own: the next call imports them afresh
+            del sys.modules[name]
+        sys.modules.update(hidden)
         if calls._user_loop is not None:
             loop, _ = calls._user_loop
             calls._user_loop = None
@@ -192,16 +198,23 @@ def _script(path: str) -> ModuleType:
     return main
 
 
-def _forget_modules(before: set[str], cwd: Path) -> None:
-    """Drop the modules imported since `before` from the test's own files (under its working
-    directory or the temporary folder): a process of its own would never have seen them."""
-    places = [str(cwd.resolve()), os.path.realpath(tempfile.gettempdir())]
-    kept = [str(_ROOT), os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix)]
-    for name in set(sys.modules) - before:
-        where = getattr(sys.modules.get(name), "__file__", None)
-        if not where:
-            continue
-        where = os.path.realpath(where)
-        if any(where.startswith(p + os.sep) for p in places) and \
-                not any(where.startswith(p + os.sep) for p in kept):
-            del sys.modules[name]
+def _user_modules() -> dict[str, ModuleType]:
+    """The loaded modules that are not Assay's, the tests' or an installed library's: a
+    target's or check's own code (`agents.py`, `checks.py`, the examples' `agents` package)."""
+    out = {}
+    for name, module in list(sys.modules.items()):
+        where = getattr(module, "__file__", None) or next(iter(getattr(module, "__path__", ())),
+                                                         None)
+        if isinstance(where, str) and _users(where):
+            out[name] = module
+    return out
+
+
+@functools.cache
+def _users(where: str) -> bool:
+    import assay
+
+    path = os.path.realpath(where)
+    return not any(path.startswith(os.path.realpath(p) + os.sep) for p in (
+        Path(assay.__file__).parent.parent, _ROOT / "tests", sys.prefix, sys.base_prefix,
+        sys.exec_prefix))

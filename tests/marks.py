@@ -78,8 +78,7 @@ def _guard(item: pytest.Item) -> Iterator[list[str]]:
         yield seen
         return
 
-    def refuse(kind: str, what: str) -> None:
-        marker = "process" if kind == "process" else "server"
+    def refuse(marker: str, what: str) -> None:
         message = (f"{item.nodeid} {what}, but is not marked {marker!r}: mark it "
                    f"(@pytest.mark.{marker}, or @starts({marker!r}) on the fixture that does it) "
                    "so `make check` leaves it out")

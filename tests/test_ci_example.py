@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from lxml import etree
 
@@ -19,6 +20,7 @@ from tests.cli.test_run_cli import ASSAY
 from tests.conftest import ROOT
 from tests.report.test_junit import SCHEMA
 
+pytestmark = pytest.mark.process  # the workflow's steps, in bash
 WORKFLOW = ROOT / "examples" / "ci" / "assay.yml"
 EXPR = re.compile(r"\$\{\{\s*([^}]*?)\s*\}\}")
 

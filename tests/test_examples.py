@@ -15,6 +15,7 @@ from aiohttp import web
 from tests.cli.test_run_cli import run, run_id_of
 from tests.conftest import ROOT
 from tests.local_server import LocalServer
+from tests.marks import starts
 from tests.openai_server import OpenAIServer
 
 SPECS = ROOT / "examples" / "specs"
@@ -26,8 +27,8 @@ def scores(project: Path, run_id: str) -> list[tuple[str, str, int, float | None
                       "ORDER BY item_id, epoch", (run_id,)).fetchall()
 
 
-@pytest.mark.parametrize(("spec", "samples"), [("recorded", 99), ("python", 40),
-                                               ("command", 10)])
+@pytest.mark.parametrize(("spec", "samples"), [
+    ("recorded", 99), ("python", 40), pytest.param("command", 10, marks=pytest.mark.process)])
 def test_offline_example_specs(tmp_path: Path, spec: str, samples: int) -> None:
     r = run("run", str(SPECS / f"{spec}.yaml"), cwd=tmp_path)
     assert r.returncode == 0, r.stderr
@@ -50,6 +51,7 @@ class ExampleAgent(LocalServer):
 
 
 @pytest.fixture()
+@starts("server")
 def example_agent() -> Iterator[int]:
     server = ExampleAgent().start()
     yield server.port

@@ -33,6 +33,7 @@ import pytest
 
 from tests.agent_server import AgentServer
 from tests.conftest import SAMPLE
+from tests.marks import starts
 from tests.openai_server import OpenAIServer
 
 ASSAY = str(Path(sys.executable).parent / "assay")
@@ -114,6 +115,7 @@ def reply(messages: list[dict[str, str]]) -> str:
 
 
 @pytest.fixture()
+@starts("server")
 def servers() -> Iterator[tuple[OpenAIServer, AgentServer, Faults]]:
     faults = Faults()
     model, agent = OpenAIServer().start(), AgentServer().start()
@@ -195,6 +197,7 @@ def run_with_kills(root: Path, rng: random.Random, kills: int) -> list[bytes]:
     return printed
 
 
+@pytest.mark.process  # runs killed at random
 def test_every_fault_and_kill_ends_with_every_item_stored_once_and_no_secret(
         tmp_path: Path, servers: tuple[OpenAIServer, AgentServer, Faults]) -> None:
     model, agent, _ = servers

@@ -29,7 +29,8 @@ SPEC = ('name: faults\nsource: {otlp: "127.0.0.1:0"}\nquiet_s: 0.2\nmax_trace_mb
         "evaluators: [finance-rubric]\nrubric: {required: latest price, precision: rounding}\n")
 RSS_CAP_KB = 600_000  # the interpreter and its imports take ~150 MB; the bomb alone was 6.4 GB
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
+pytestmark = [pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc"),
+              pytest.mark.process, pytest.mark.server]  # `assay watch` as a process, killed
 
 
 def start(root: Path) -> tuple[subprocess.Popen[str], str]:

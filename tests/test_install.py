@@ -18,6 +18,7 @@ def _assay(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=120, check=False)
 
 
+@pytest.mark.process  # pip wheel
 def test_the_wheel_carries_the_examples_and_the_license(tmp_path: Path) -> None:
     pytest.importorskip("hatchling")
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps",
@@ -41,6 +42,7 @@ def test_the_license_file_is_apache_2() -> None:
     assert "Apache License" in text and "Version 2.0, January 2004" in text
 
 
+@pytest.mark.process  # the installed entry point, as a wheel user runs it
 def test_examples_copy_gives_a_runnable_folder(tmp_path: Path) -> None:
     r = _assay("examples", "copy", "mine", cwd=tmp_path)
     assert r.returncode == 0, r.stderr

@@ -14,6 +14,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import ROOT
 from tests.openai_server import OpenAIServer
 
@@ -33,6 +35,8 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+@pytest.mark.process  # bash runs the README's lines; assay view listens
+@pytest.mark.server
 def test_the_readme_newcomer_path_has_no_trap(tmp_path: Path,
                                                openai_server: OpenAIServer) -> None:
     lines = readme_block()

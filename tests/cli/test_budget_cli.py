@@ -1,6 +1,7 @@
 """Budgets end to end: `budget: {usd: …}` / `--max-cost` against the local OpenAI-compatible
-server, through the real `assay` entry point. Prices and token counts are chosen so every
-request's cost is known: a target request costs 0.02 USD, a judge request 0.014 USD."""
+server, through the `assay` command (run in this process: tests/invoke.py). Prices and token
+counts are chosen so every request's cost is known: a target request costs 0.02 USD, a judge
+request 0.014 USD."""
 
 from __future__ import annotations
 

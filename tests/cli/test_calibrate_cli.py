@@ -6,23 +6,21 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.invoke import assay_in_process
 from tests.openai_server import OpenAIServer
 
-ASSAY = str(Path(sys.executable).parent / "assay")
 JUDGE = "finsearch-t1-judge@judge"
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("ASSAY_DB", "ASSAY_MODELS")}
-    return subprocess.run([ASSAY, *args], capture_output=True, text=True, cwd=cwd, env=env,
-                          timeout=120, check=False)
+    """`assay ARGS` in this process, in `cwd`, with this environment but for ASSAY_DB and
+    ASSAY_MODELS."""
+    return assay_in_process(*args, cwd=cwd)
 
 
 def scripted_judge(messages: list[dict[str, str]]) -> str:

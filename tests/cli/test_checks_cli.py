@@ -1,7 +1,8 @@
-"""The built-in checks and custom python checks through the console script, as a user runs
-them: `assay score -e NAME --arg k=v`, `--field reference_output=COLUMN`, a spec's
-`{name, args}` / `{python: FILE:FUNCTION}` entries in `assay run`, replay noticing changed
-code, and the one-line errors (no traceback) for every wiring mistake."""
+"""The built-in checks and custom python checks through the command (run in this process:
+tests/invoke.py), as a user runs them: `assay score -e NAME --arg k=v`, `--field
+reference_output=COLUMN`, a spec's `{name, args}` / `{python: FILE:FUNCTION}` entries in `assay
+run`, replay noticing changed code, and the one-line errors (no traceback) for every wiring
+mistake."""
 
 from __future__ import annotations
 

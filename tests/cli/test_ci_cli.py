@@ -1,5 +1,5 @@
-"""The CI outputs through the real entry point: `compare --fail-if-worse`, `--junit` and
-`--github` on run, score and compare (docs/ci.md)."""
+"""The CI outputs through the command (run in this process: tests/invoke.py): `compare
+--fail-if-worse`, `--junit` and `--github` on run, score and compare (docs/ci.md)."""
 
 from __future__ import annotations
 

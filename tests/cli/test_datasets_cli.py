@@ -175,6 +175,7 @@ def test_spec_tells_names_from_files(tmp_path: Path) -> None:
     assert ds("data/x@2") == (None, None)
 
 
+@pytest.mark.process  # initdb and the PostgreSQL server (tests/postgres.py)
 def test_named_versions_budget_and_costs_on_postgresql(project: Path,  # noqa: F811
                                                       openai_server: OpenAIServer) -> None:
     from tests.postgres import postgres_server

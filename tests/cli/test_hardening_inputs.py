@@ -1,26 +1,25 @@
-"""Hardening of inputs and outputs (issue 13) through the real entry point: review scores,
-files that are not text, empty files, ids, registry fields, and CSV cells a spreadsheet would
-run as formulas."""
+"""Hardening of inputs and outputs (issue 13) through the command (run in this process,
+tests/invoke.py): review scores, files that are not text, empty files, ids, registry fields,
+and CSV cells a spreadsheet would run as formulas."""
 
 from __future__ import annotations
 
 import csv
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ASSAY = str(Path(sys.executable).parent / "assay")
+from tests.invoke import assay_in_process
+
 BINARY = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe"
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("ASSAY_DB", "ASSAY_MODELS")}
-    return subprocess.run([ASSAY, *args], capture_output=True, text=True, cwd=cwd, env=env,
-                          timeout=120, check=False)
+    """`assay ARGS` in this process, in `cwd`, with this environment but for ASSAY_DB and
+    ASSAY_MODELS."""
+    return assay_in_process(*args, cwd=cwd)
 
 
 def one_line(r: subprocess.CompletedProcess[str]) -> str:

@@ -4,27 +4,27 @@ one-line error naming the option or field, never a limit silently not set (`--ma
 
 from __future__ import annotations
 
-import sys
+import os
 from pathlib import Path
 
 import pytest
 
-from assay.cli.main import main
 from assay.core.errors import ConfigError
 from assay.core.numbers import number_problem
 from assay.models.config import load_models
 from assay.online.spec import load_watch_spec
 from assay.runner.spec import load_spec
 from tests.conftest import SAMPLE
+from tests.invoke import assay_in_process
 
 
 def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str
         ) -> tuple[int, str]:
-    monkeypatch.setattr(sys, "argv", ["assay", *args])
-    with pytest.raises(SystemExit) as ended:
-        main()
-    code = ended.value.code
-    return code if isinstance(code, int) else 0, capsys.readouterr().err.strip()
+    """`assay ARGS` in this process (tests/invoke.py), in the working directory and environment
+    the test set up: its exit code and stderr, stripped. The call captures its own output and
+    puts back what it changed (`capsys` and `monkeypatch` are the test's, not needed here)."""
+    r = assay_in_process(*args, cwd=Path.cwd(), env=dict(os.environ))
+    return r.returncode, r.stderr.strip()
 
 
 def test_number_problem() -> None:

@@ -11,7 +11,6 @@ import signal
 import sqlite3
 import stat
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -19,6 +18,7 @@ import pytest
 
 from tests.cli.test_hardening_numbers import cli
 from tests.conftest import SAMPLE, wait_for_results
+from tests.invoke import ASSAY, cli_env
 
 Cap = pytest.CaptureFixture[str]
 MP = pytest.MonkeyPatch
@@ -117,15 +117,13 @@ def test_outputs_are_renamed_into_place_and_a_failed_run_keeps_the_old_file(
 
 # ---- review of issue 27 -----------------------------------------------------------------------
 
-ASSAY = str(Path(sys.executable).parent / "assay")
-
-
 def assay(*args: str, cwd: Path) -> subprocess.Popen[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("ASSAY_DB", "ASSAY_MODELS")}
-    return subprocess.Popen([ASSAY, *args], cwd=cwd, env=env, text=True,
+    """`assay ARGS` started as a process of the installed entry point (to be killed)."""
+    return subprocess.Popen([ASSAY, *args], cwd=cwd, env=cli_env(), text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
+@pytest.mark.process  # kill -9
 def test_out_after_kill_9_and_resume_holds_every_result_once(here: Path) -> None:
     """H1: the first run's lines are in --out as they are stored (no temporary file orphaned
     by `kill -9`), and the resume appends the rest: one line per item, the old content gone."""

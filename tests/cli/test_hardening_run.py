@@ -1,6 +1,8 @@
-"""Hardening of `assay run` (issue 13) through the real entry point, against the local
-OpenAI-compatible server and HTTP agent: text that no store can hold, keys echoed back, empty
-replies, a Python target that never returns, two resumes of one run."""
+"""Hardening of `assay run` (issue 13), against the local OpenAI-compatible server and HTTP
+agent: text that no store can hold, keys echoed back, empty replies, a Python target that never
+returns, two resumes of one run. The command runs in this process (tests/invoke.py), and as the
+real entry point's process where a kill, two processes at once or the process's exit is the
+point."""
 
 from __future__ import annotations
 
@@ -9,7 +11,6 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -18,9 +19,9 @@ import pytest
 
 from tests.agent_server import AgentServer
 from tests.conftest import SAMPLE, wait_for_results
+from tests.invoke import ASSAY, assay_in_process, assay_process, cli_env
 from tests.openai_server import OpenAIServer
 
-ASSAY = str(Path(sys.executable).parent / "assay")
 KEY = "sk-canary-0b5e77d2c4a1"
 TOKEN = "agent-canary-9d41e6f0"
 SAMPLE_ITEMS = json.loads(SAMPLE.read_text("utf-8"))
@@ -28,10 +29,17 @@ SAMPLE_ITEMS = json.loads(SAMPLE.read_text("utf-8"))
 
 def run(*args: str, cwd: Path, timeout: float = 120, **env_extra: str
         ) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("ASSAY_DB", "ASSAY_MODELS")}
-    env.update({"CANARY_KEY": KEY, "AGENT_TOKEN": TOKEN, **env_extra})
-    return subprocess.run([ASSAY, *args], capture_output=True, text=True, cwd=cwd, env=env,
-                          timeout=timeout, check=False)
+    """`assay ARGS` in this process, in `cwd`, with this environment but for ASSAY_DB and
+    ASSAY_MODELS, plus the canary key and token and `env_extra`."""
+    env = cli_env({"CANARY_KEY": KEY, "AGENT_TOKEN": TOKEN, **env_extra})
+    return assay_in_process(*args, cwd=cwd, env=env, timeout=timeout)
+
+
+def run_process(*args: str, cwd: Path, timeout: float = 120, **env_extra: str
+                ) -> subprocess.CompletedProcess[str]:
+    """The same as a process of the installed entry point (mark the test `process`)."""
+    env = cli_env({"CANARY_KEY": KEY, "AGENT_TOKEN": TOKEN, **env_extra})
+    return assay_process(*args, cwd=cwd, env=env, timeout=timeout)
 
 
 def run_id_of(stdout: str) -> str:
@@ -268,12 +276,12 @@ def test_an_empty_reply_is_one_rule_in_both_modes_and_retry_asks_again(
 
 # ---- 7. two resumes of one run ------------------------------------------------------------
 
+@pytest.mark.process  # a kill, then two processes at once
 def test_a_second_resume_of_a_run_is_refused_in_one_line(project: Path,
                                                           openai_server: OpenAIServer) -> None:
     write_items(project, 12)
     openai_server.latency_s = 0.15
-    env = {k: v for k, v in os.environ.items() if k not in ("ASSAY_DB", "ASSAY_MODELS")}
-    env["CANARY_KEY"] = KEY
+    env = cli_env({"CANARY_KEY": KEY})
     db_path = project / ".assay" / "assay.db"
     first = subprocess.Popen([ASSAY, "run", "spec.yaml", "-q", "-e", "finance-rubric"],
                              cwd=project, env=env, stdout=subprocess.PIPE,
@@ -311,6 +319,7 @@ def test_a_second_resume_of_a_run_is_refused_in_one_line(project: Path,
 
 # ---- 9. a Python target that never returns ------------------------------------------------
 
+@pytest.mark.process  # the process exits while the target's thread still hangs
 def test_a_hanging_python_target_ends_with_its_timeout(project: Path) -> None:
     (project / "agents.py").write_text(
         "import time\n\n"
@@ -325,7 +334,7 @@ evaluators: [finance-rubric]
 timeout_s: 1
 """, "utf-8")
     started = time.monotonic()
-    r = run("run", "py.yaml", cwd=project, timeout=40)
+    r = run_process("run", "py.yaml", cwd=project, timeout=40)
     assert r.returncode == 0, r.stderr
     assert time.monotonic() - started < 20  # not 3600 s: the process is not kept alive
     got = dict(db_rows(project, "SELECT item_id, error FROM answers"))

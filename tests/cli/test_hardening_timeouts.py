@@ -17,7 +17,7 @@ from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
 from assay.evaluators.base import CodeEvaluator
 from assay.evaluators.builtin.custom import PythonEvaluator
 from assay.runner.evaluate import CHECK_TIMEOUT_S, evaluate, evaluate_now, time_limit
-from tests.cli.test_hardening_run import db_rows, run, run_id_of
+from tests.cli.test_hardening_run import db_rows, run, run_id_of, run_process
 from tests.cli.test_hardening_usercode import project  # noqa: F401  (the fixture)
 
 
@@ -28,12 +28,13 @@ def answers(project: Path) -> Path:  # noqa: F811
     return path
 
 
+@pytest.mark.process  # the process exits while the checks still hang
 def test_score_timeout_ends_a_check_that_hangs_sync_or_async(project: Path) -> None:  # noqa: F811
     answers(project)
     started = time.monotonic()
-    r = run("score", "answers.jsonl", "--id-field", "id", "-e", "python:checks.py:hangs",
-            "-e", "python:checks.py:hangs_async", "--timeout", "1", "--quiet", cwd=project,
-            timeout=60)
+    r = run_process("score", "answers.jsonl", "--id-field", "id", "-e",
+                    "python:checks.py:hangs", "-e", "python:checks.py:hangs_async", "--timeout",
+                    "1", "--quiet", cwd=project, timeout=60)
     assert r.returncode == 0, r.stderr
     assert time.monotonic() - started < 30  # not 3600 s, and no thread kept the process
     got = {(i, e): reason for i, e, reason in
@@ -126,6 +127,7 @@ def test_a_non_finite_score_from_any_evaluator_is_its_error(value: float) -> Non
     assert (fine.value, fine.status) == (0.5, ScoreStatus.SCORED)
 
 
+@pytest.mark.process  # the process exits while a check still blocks its thread
 def test_an_async_check_that_blocks_or_ignores_cancelling_still_ends(project: Path  # noqa: F811
                                                                      ) -> None:
     """Async user code runs on a loop of its own (core/calls.py): one that blocks in
@@ -147,8 +149,9 @@ def test_an_async_check_that_blocks_or_ignores_cancelling_still_ends(project: Pa
         "                pass\n"
         "    return True\n", "utf-8")
     started = time.monotonic()
-    r = run("score", "answers.jsonl", "--id-field", "id", "-e", "python:stubborn.py:stubborn",
-            "--timeout", "1", "--quiet", cwd=project, timeout=60)
+    r = run_process("score", "answers.jsonl", "--id-field", "id", "-e",
+                    "python:stubborn.py:stubborn", "--timeout", "1", "--quiet", cwd=project,
+                    timeout=60)
     assert r.returncode == 0, r.stderr
     assert time.monotonic() - started < 15
     assert dict(db_rows(project, "SELECT item_id, reason FROM results")) == {
@@ -157,8 +160,9 @@ def test_an_async_check_that_blocks_or_ignores_cancelling_still_ends(project: Pa
     # one that blocks holds back the async calls after it (they share its loop), not the run:
     # it ends, on time, with the blocked call and those behind it timed out
     started = time.monotonic()
-    r = run("score", "answers.jsonl", "--id-field", "id", "-e", "python:stubborn.py:blocks",
-            "--timeout", "1", "--quiet", cwd=project, timeout=60)
+    r = run_process("score", "answers.jsonl", "--id-field", "id", "-e",
+                    "python:stubborn.py:blocks", "--timeout", "1", "--quiet", cwd=project,
+                    timeout=60)
     assert r.returncode == 0, r.stderr
     assert time.monotonic() - started < 15  # not 20 s: the blocked thread is left behind
     got = dict(db_rows(project, "SELECT item_id, reason FROM results WHERE run_id = ?",

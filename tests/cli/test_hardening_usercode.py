@@ -1,11 +1,11 @@
-"""User code that tries to take the run down with it (issue 27), through the real entry point:
+"""User code that tries to take the run down with it (issue 27), through the command (run in
+this process, tests/invoke.py; as the entry point's process where its exit or a Ctrl-C matters):
 `sys.exit()` in a Python target or check is that item's error and the run finishes (it used to
 end `assay run` with exit 0, nothing stored, the run left `running`); `timeout_s` ends a check
 that hangs, sync or async, as it ends a target."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import time
@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_hardening_run import ASSAY, db_rows, run, run_id_of, write_items
+from tests.cli.test_hardening_run import db_rows, run, run_id_of, run_process, write_items
 from tests.conftest import wait_for_results
+from tests.invoke import ASSAY, cli_env
 
 
 @pytest.fixture()
@@ -86,11 +87,12 @@ def test_sys_exit_in_a_check_is_that_items_error(project: Path) -> None:
     assert db_rows(project, "SELECT status FROM runs") == [("finished",)]
 
 
+@pytest.mark.process  # the process exits while the checks still hang
 def test_timeout_s_ends_a_check_that_hangs_sync_or_async(project: Path) -> None:
     started = time.monotonic()
-    r = run("run", spec(project, "fine", '[{python: "checks.py:hangs"}, '
-                                         '{python: "checks.py:hangs_async"}]',
-                        "timeout_s: 1\n"), cwd=project, timeout=60)
+    r = run_process("run", spec(project, "fine", '[{python: "checks.py:hangs"}, '
+                                                 '{python: "checks.py:hangs_async"}]',
+                                "timeout_s: 1\n"), cwd=project, timeout=60)
     assert r.returncode == 0, r.stderr
     assert time.monotonic() - started < 30  # not 3600 s, and the process did not linger
     got = {(i, e): reason for i, e, reason in
@@ -176,6 +178,7 @@ def test_what_an_async_target_raises_through_the_loop_is_that_items_error(
     assert [s for (s,) in db_rows(project, "SELECT status FROM runs")] == ["finished"] * 2
 
 
+@pytest.mark.process  # a Ctrl-C
 def test_a_real_ctrl_c_still_stops_a_run_of_an_async_target_resumably(tmp_path: Path) -> None:
     write_items(tmp_path, 30)
     (tmp_path / "slow.py").write_text(
@@ -185,7 +188,7 @@ def test_a_real_ctrl_c_still_stops_a_run_of_an_async_target_resumably(tmp_path: 
         "dataset: {path: items.jsonl, id_field: id}\nconcurrency: 2\n"
         "targets: [{name: fn, type: python, function: 'slow:answer'}]\n"
         "evaluators: [finance-rubric]\n", "utf-8")
-    env = {k: v for k, v in os.environ.items() if k not in ("ASSAY_DB", "ASSAY_MODELS")}
+    env = cli_env()
     proc = subprocess.Popen([ASSAY, "run", "s.yaml", "-q"], cwd=tmp_path, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_for_results(tmp_path / ".assay" / "assay.db", 2)

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import typer
 
 from assay.cli.main import app
@@ -35,6 +36,7 @@ def test_every_command_help_is_paragraphs_of_one_line() -> None:
             assert "\n" not in paragraph, (name, paragraph)
 
 
+@pytest.mark.process  # COLUMNS is read by a fresh process's terminal set-up
 def test_the_command_list_wraps_at_80_columns_without_broken_sentences() -> None:
     done = subprocess.run([str(Path(sys.executable).parent / "assay"), "--help"],
                           capture_output=True, text=True, timeout=60, check=False,

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,11 +13,12 @@ from assay.core.errors import DataError
 from assay.datasets.loader import load_dataset
 from assay.store import repo
 from assay.store.db import open_engine
+from tests.invoke import assay_in_process, cli_env
 
 
 def _assay(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(Path(sys.executable).parent / "assay"), *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=120, check=False)
+    """`assay ARGS` in this process (tests/invoke.py), without ASSAY_DB."""
+    return assay_in_process(*args, cwd=cwd, env=cli_env(hide=("ASSAY_DB",)))
 
 
 def _general(tmp_path: Path, n: int = 20) -> Path:

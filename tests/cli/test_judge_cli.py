@@ -1,28 +1,26 @@
 """LLM judges end to end: `assay models` and `assay score --judge-model` against a real local
-OpenAI-compatible server."""
+OpenAI-compatible server (the command in this process, tests/invoke.py; a Ctrl-C is sent to the
+entry point's process)."""
 
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.invoke import ASSAY, assay_in_process, cli_env
 from tests.openai_server import OpenAIServer
 
-ASSAY = str(Path(sys.executable).parent / "assay")
 SECRET = "sk-assay-test-SECRET-4f1b"
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("ASSAY_DB", "ASSAY_MODELS")}
-    env["ASSAY_TEST_KEY"] = SECRET
-    return subprocess.run([ASSAY, *args], capture_output=True, text=True, cwd=cwd, env=env,
-                          timeout=120, check=False)
+    """`assay ARGS` in this process, in `cwd`, with this environment but for ASSAY_DB and
+    ASSAY_MODELS, and the judge's key."""
+    return assay_in_process(*args, cwd=cwd, env=cli_env({"ASSAY_TEST_KEY": SECRET}))
 
 
 def judge_by_answer(messages: list[dict[str, str]]) -> str:
@@ -255,6 +253,7 @@ def test_finance_hybrid_model_reads_rubric_decides(project: Path,
         openai_server.requests[0]["messages"][1]["content"]
 
 
+@pytest.mark.process  # a Ctrl-C
 def test_ctrl_c_during_judging_keeps_what_finished(project: Path,
                                                    openai_server: OpenAIServer) -> None:
     import signal
@@ -265,8 +264,7 @@ def test_ctrl_c_during_judging_keeps_what_finished(project: Path,
              "精度要求：仅允许四舍五入误差", "ground_truth": '{"最新价": "1"}', "response": "1"}
             for i in range(400)]
     (project / "many.json").write_text(json.dumps(rows, ensure_ascii=False), "utf-8")
-    env = {k: v for k, v in os.environ.items() if k not in ("ASSAY_DB", "ASSAY_MODELS")}
-    env["ASSAY_TEST_KEY"] = SECRET
+    env = cli_env({"ASSAY_TEST_KEY": SECRET})
     proc = subprocess.Popen([ASSAY, "score", "many.json", "-e", "finsearch-t1-judge@judge",
                              "--out", "o.jsonl", "-q"], cwd=project, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -1,4 +1,5 @@
-"""`assay compare`, `review`, `export`, `report` and `show --by` through the real entry point."""
+"""`assay compare`, `review`, `export`, `report` and `show --by` through the command (run in
+this process: tests/invoke.py)."""
 
 from __future__ import annotations
 

@@ -1,14 +1,13 @@
-"""`assay run` end to end through the real entry point: a model target and a judge against the
-local OpenAI-compatible server, resume after SIGKILL, retry, show, and the other target types."""
+"""`assay run` end to end: a model target and a judge against the local OpenAI-compatible
+server, resume after SIGKILL, retry, show, and the other target types. The command runs in this
+process (tests/invoke.py); a kill or a Ctrl-C is sent to the real entry point's process."""
 
 from __future__ import annotations
 
 import json
-import os
 import signal
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +15,9 @@ import pytest
 
 from tests.agent_server import AgentServer
 from tests.conftest import SAMPLE, wait_for_results
+from tests.invoke import ASSAY, assay_in_process, assay_process, cli_env
 from tests.openai_server import OpenAIServer
 
-ASSAY = str(Path(sys.executable).parent / "assay")
 SAMPLE_ITEMS = {x["prompt_id"]: x for x in json.loads(SAMPLE.read_text("utf-8"))}
 # Items whose recorded answer is blank: as a model's reply, an empty reply is asked once more
 # (max-retries 1) before it is taken as the answer (models/client.py).
@@ -26,10 +25,14 @@ EMPTIES = [k for k, x in SAMPLE_ITEMS.items() if not str(x["response"]).strip()]
 
 
 def run(*args: str, cwd: Path, **env_extra: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("ASSAY_DB", "ASSAY_MODELS")}
-    env.update(env_extra)
-    return subprocess.run([ASSAY, *args], capture_output=True, text=True, cwd=cwd, env=env,
-                          timeout=300, check=False)
+    """`assay ARGS` run in this process, in `cwd`, with this environment but for ASSAY_DB and
+    ASSAY_MODELS, plus `env_extra`."""
+    return assay_in_process(*args, cwd=cwd, env=cli_env(env_extra), timeout=300)
+
+
+def run_process(*args: str, cwd: Path, **env_extra: str) -> subprocess.CompletedProcess[str]:
+    """The same as a process of the installed entry point (mark the test `process`)."""
+    return assay_process(*args, cwd=cwd, env=cli_env(env_extra), timeout=300)
 
 
 def model_reply(messages: list[dict[str, str]]) -> str:
@@ -116,10 +119,11 @@ def test_model_target_run_matches_recorded_scores_and_is_traced(
     assert run_id in r.stdout
 
 
+@pytest.mark.process
 def test_sigkill_then_resume_repeats_no_finished_work(project: Path,
                                                       openai_server: OpenAIServer) -> None:
     openai_server.latency_s = 0.05
-    env = {k: v for k, v in os.environ.items() if k not in ("ASSAY_DB", "ASSAY_MODELS")}
+    env = cli_env()
     proc = subprocess.Popen([ASSAY, "run", "spec.yaml", "-q"], cwd=project, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     db_path = project / ".assay" / "assay.db"
@@ -212,6 +216,8 @@ def write_items(project: Path) -> None:
                                                  for r in rows), "utf-8")
 
 
+@pytest.mark.server  # the HTTP agent
+@pytest.mark.process  # the command target
 def test_http_python_and_command_targets_through_a_spec(project: Path) -> None:
     write_items(project)
     agent = AgentServer().start()
@@ -303,10 +309,11 @@ def test_replay_of_a_score_run(project: Path) -> None:
     assert replay_rows(r.stdout) == {"finance-rubric": ["code", n, n, "100.0%"]}
 
 
+@pytest.mark.process
 def test_ctrl_c_marks_the_run_interrupted_and_resume_finishes_it(
         project: Path, openai_server: OpenAIServer) -> None:
     openai_server.latency_s = 0.05
-    env = {k: v for k, v in os.environ.items() if k not in ("ASSAY_DB", "ASSAY_MODELS")}
+    env = cli_env()
     proc = subprocess.Popen([ASSAY, "run", "spec.yaml", "-q"], cwd=project, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     db_path = project / ".assay" / "assay.db"

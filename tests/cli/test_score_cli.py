@@ -1,24 +1,23 @@
-"""`assay score` through the installed console script, as a user runs it."""
+"""`assay score` as a user runs it: the command in this process (tests/invoke.py), and the
+installed console script's process where a Ctrl-C is sent to it."""
 
 from __future__ import annotations
 
 import json
-import os
 import signal
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
-from tests.conftest import SAMPLE, SAMPLE_T23, wait_for_results
+import pytest
 
-ASSAY = str(Path(sys.executable).parent / "assay")
+from tests.conftest import SAMPLE, SAMPLE_T23, wait_for_results
+from tests.invoke import ASSAY, assay_in_process, cli_env
 
 
 def assay(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "ASSAY_DB"}
-    return subprocess.run([ASSAY, *args], capture_output=True, text=True, cwd=cwd, env=env,
-                          timeout=120, check=False)
+    """`assay ARGS` in this process, in `cwd`, with this environment but for ASSAY_DB."""
+    return assay_in_process(*args, cwd=cwd, env=cli_env(hide=("ASSAY_DB",)))
 
 
 def test_score_sample_writes_jsonl_and_store(tmp_path: Path) -> None:
@@ -144,13 +143,14 @@ def test_low_scores_do_not_fail_unless_asked(tmp_path: Path) -> None:
     assert "below --fail-under 0.9: finance-rubric mean 0.557" in r.stdout
 
 
+@pytest.mark.process  # a Ctrl-C
 def test_interrupted_score_keeps_finished_results(tmp_path: Path) -> None:
     items = json.loads(SAMPLE.read_text(encoding="utf-8"))
     big = [dict(items[i % len(items)], prompt_id=f"p{i}") for i in range(150_000)]
     data = tmp_path / "big.json"
     data.write_text(json.dumps(big, ensure_ascii=False), encoding="utf-8")
     out = tmp_path / "o.jsonl"
-    env = {k: v for k, v in os.environ.items() if k != "ASSAY_DB"}
+    env = cli_env(hide=("ASSAY_DB",))
     proc = subprocess.Popen([ASSAY, "score", str(data), "--out", str(out)], cwd=tmp_path,
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     db_path = tmp_path / ".assay" / "assay.db"

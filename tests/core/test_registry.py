@@ -220,6 +220,7 @@ def test_bad_registrations() -> None:
         r.register("x", Other, args=("method",), required=("url",))
 
 
+@pytest.mark.process  # python -c: a fresh interpreter
 def test_core_imports_nothing_else_of_assay() -> None:
     code = ("import sys, assay.core.registry; "
             "print(sorted(m for m in sys.modules if m.startswith('assay')))")

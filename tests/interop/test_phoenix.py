@@ -18,11 +18,12 @@ from typing import Any
 
 import pytest
 
-from tests.cli.test_run_cli import model_reply, run, run_id_of
+from tests.cli.test_run_cli import model_reply, run_id_of
+from tests.cli.test_run_cli import run_process as run  # as the entry point's process
 from tests.conftest import ROOT, SAMPLE
 from tests.openai_server import OpenAIServer
 
-pytestmark = pytest.mark.interop
+pytestmark = [pytest.mark.interop, pytest.mark.process, pytest.mark.server]
 PHOENIX = Path(os.environ.get("ASSAY_PHOENIX", ROOT / ".venv-interop" / "bin" / "phoenix"))
 ITEMS = 3
 

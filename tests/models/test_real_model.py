@@ -25,7 +25,7 @@ import pytest
 from assay.evaluators.judge.parse import parse_reply
 from assay.evaluators.judge.templates import get_template
 
-pytestmark = pytest.mark.realmodel
+pytestmark = [pytest.mark.realmodel, pytest.mark.process, pytest.mark.server]
 ASSAY = str(Path(sys.executable).parent / "assay")
 
 

@@ -33,6 +33,7 @@ def write_spec(tmp_path: Path, body: str, name: str = "watch.yaml") -> Path:
 RUBRIC = "evaluators: [finance-rubric]\nrubric: {required: latest price, precision: rounding}\n"
 
 
+@pytest.mark.server  # the watch listens
 def test_json_and_protobuf_requests_and_spans_out_of_order(tmp_path: Path, db_url: str) -> None:
     w = Watching(db_url, write_spec(tmp_path, RUBRIC)).start()
     one = agent_trace("贵州茅台最新价?", "1455.00元")
@@ -67,6 +68,7 @@ def test_json_and_protobuf_requests_and_spans_out_of_order(tmp_path: Path, db_ur
         s.span_id for s in two)
 
 
+@pytest.mark.server  # the watch listens
 def test_filter_on_resource_attributes(tmp_path: Path, db_url: str) -> None:
     w = Watching(db_url, write_spec(tmp_path, RUBRIC + "filter: {service.name: quote-agent}\n")
                  ).start()
@@ -79,6 +81,7 @@ def test_filter_on_resource_attributes(tmp_path: Path, db_url: str) -> None:
     assert [it.fields["prompt"] for it in items.values()] == ["q1"]
 
 
+@pytest.mark.server  # the watch listens
 def test_sampling_is_seeded_and_recorded(tmp_path: Path, db_url: str) -> None:
     w = Watching(db_url, write_spec(tmp_path, RUBRIC + "sample: 0.3\nseed: 7\n")).start()
     traces = [agent_trace(f"q{i}", "a") for i in range(40)]
@@ -95,6 +98,7 @@ def test_sampling_is_seeded_and_recorded(tmp_path: Path, db_url: str) -> None:
     assert (run["manifest"]["sample"], run["manifest"]["seed"]) == (0.3, 7)
 
 
+@pytest.mark.server  # the watch listens
 def test_unknown_shapes_are_stored_and_reported(tmp_path: Path, db_url: str) -> None:
     w = Watching(db_url, write_spec(tmp_path, RUBRIC + "orphan_s: 0.3\n")).start()
     tid = new_id(16)
@@ -136,6 +140,7 @@ def test_backpressure_drops_are_counted(tmp_path: Path, db_url: str,
     assert len(repo.list_results(w.engine, w.run_id)) == c.evaluated
 
 
+@pytest.mark.server  # the watch listens
 def test_restart_resumes_the_same_online_run(tmp_path: Path, db_url: str,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     path = write_spec(tmp_path, RUBRIC)
@@ -168,6 +173,7 @@ def test_restart_resumes_the_same_online_run(tmp_path: Path, db_url: str,
         Watching(db_url, changed).start()
 
 
+@pytest.mark.server  # the watch listens
 def test_ground_truth_at_answer_time_and_without_a_resolver(tmp_path: Path,
                                                             db_url: str) -> None:
     w = Watching(db_url, write_spec(tmp_path, RUBRIC + f"ground_truth: snapshot:{SNAPSHOTS}\n"
@@ -217,6 +223,7 @@ def test_spec_errors_name_file_line_and_field(tmp_path: Path, body: str, message
     assert message in str(exc.value) and str(exc.value).startswith(str(tmp_path))
 
 
+@pytest.mark.server  # the watch listens
 def test_instruments_resolved_from_the_question(tmp_path: Path, db_url: str,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """The resolver's interface (assay.truth.names.resolve_question → Resolution), as the
@@ -267,6 +274,7 @@ def test_instruments_resolved_from_the_question(tmp_path: Path, db_url: str,
     assert res[tencent[0].trace_id]["score"] is None
 
 
+@pytest.mark.server  # the watch listens
 def test_timeout_s_ends_a_check_that_hangs_on_one_trace(tmp_path: Path, db_url: str) -> None:
     """A python: check that never returns on one trace is that trace's error after
     `timeout_s`; the watch goes on scoring the next ones (issue 27, M6)."""

@@ -62,6 +62,7 @@ quiet_s: 0.2
 
 
 @pytest.mark.parametrize("instrumentor", ["openinference", "genai"])
+@pytest.mark.process  # the example agents
 def test_agent_traces_become_scored_samples(tmp_path: Path, db_url: str, judge: Path,
                                             openai_server: OpenAIServer,
                                             instrumentor: str) -> None:

@@ -70,6 +70,7 @@ def test_a_bomb_stops_at_the_cap_with_bounded_memory() -> None:
         inflate_capped(two, 2000)
 
 
+@pytest.mark.server  # the watch listens
 def test_bombs_and_oversized_bodies_are_413_and_counted(tmp_path: Path, db_url: str,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(watch_module, "MAX_BODY", 4 << 20)
@@ -97,6 +98,7 @@ def test_bombs_and_oversized_bodies_are_413_and_counted(tmp_path: Path, db_url: 
     assert (c.requests, c.bad_requests, c.evaluated) == (7, 5, 2)
 
 
+@pytest.mark.server  # the watch listens
 def test_a_token_guards_the_receiver(tmp_path: Path, db_url: str) -> None:
     w = Watching(db_url, write_spec(tmp_path), token="s3cret-token").start()
     body = request(agent_trace("贵州茅台最新价?", "1455.00元")).SerializeToString()
@@ -112,6 +114,7 @@ def test_a_token_guards_the_receiver(tmp_path: Path, db_url: str) -> None:
     assert "s3cret-token" not in json.dumps(manifest)
 
 
+@pytest.mark.server  # the watch listens
 def test_an_open_bind_needs_a_token(tmp_path: Path, db_url: str) -> None:
     spec = tmp_path / "open.yaml"
     spec.write_text('name: open\nsource: {otlp: "0.0.0.0:0"}\n' + RUBRIC, "utf-8")

@@ -55,6 +55,7 @@ def test_bytes_waiting_and_queued_share_one_cap() -> None:
     assert (list(a.pending), a.evicted, a.bytes) == (["t3", "t4"], 2, 500)
 
 
+@pytest.mark.server  # the watch listens
 def test_watch_gives_up_an_oversized_trace_and_keeps_serving(tmp_path: Path,
                                                             db_url: str) -> None:
     w = Watching(db_url, write_spec(tmp_path, "max_trace_mb: 0.05\n")).start()  # 52,428 bytes
@@ -100,6 +101,7 @@ def test_byte_cap_defaults(tmp_path: Path) -> None:
     assert (spec.max_trace_mb, spec.max_pending_mb) == (8.0, 128.0)
 
 
+@pytest.mark.server  # the watch listens
 def test_an_empty_or_zero_trace_id_is_refused(tmp_path: Path, db_url: str) -> None:
     from tests.online.otlp_send import post, request
 

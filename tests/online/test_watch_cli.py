@@ -10,10 +10,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import wait_for_results
 from tests.online.otlp_send import agent_trace, send
 
 ASSAY = str(Path(sys.executable).parent / "assay")
+pytestmark = [pytest.mark.process, pytest.mark.server]  # `assay watch` as a process
 
 
 def start(tmp_path: Path) -> tuple[subprocess.Popen[str], str]:

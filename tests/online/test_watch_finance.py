@@ -15,6 +15,7 @@ from tests.online.otlp_send import agent_trace, send
 from tests.online.watching import Watching
 from tests.truth.conftest import Akshare
 
+pytestmark = pytest.mark.server  # the watch listens
 SPEC = """name: quote-online
 source: {otlp: "127.0.0.1:0"}
 quiet_s: 0.1

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from sqlalchemy import func, select
 
 from assay.store import online, repo
@@ -14,6 +15,7 @@ from assay.store.schema import answers, items
 from tests.online.otlp_send import agent_trace, send
 from tests.online.watching import Watching
 
+pytestmark = pytest.mark.server  # the watch listens
 SPEC = ('name: prod-agent\nsource: {otlp: "127.0.0.1:0"}\nquiet_s: 0.1\n'
         "evaluators: [finance-rubric]\nrubric: {required: latest price, precision: rounding}\n")
 

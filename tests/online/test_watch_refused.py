@@ -14,10 +14,12 @@ from pathlib import Path
 import pytest
 
 from assay.store import online, repo
+from tests.marks import starts
 from tests.online.otlp_send import agent_trace, send
 from tests.online.watching import Watching
 from tests.postgres import postgres_server
 
+pytestmark = pytest.mark.server  # the watch listens
 SPEC = ('name: {name}\nsource: {{otlp: "127.0.0.1:0"}}\nquiet_s: 0.1\n'
         "evaluators: [finance-rubric]\nrubric: {{required: latest price, precision: rounding}}\n")
 
@@ -78,6 +80,7 @@ def test_one_trace_sent_to_two_runs_is_stored_by_both_on_sqlite(tmp_path: Path,
 
 
 @pytest.fixture(scope="module")
+@starts("server", "process")
 def pg() -> Iterator[str]:
     with postgres_server() as url:
         yield url

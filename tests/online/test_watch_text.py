@@ -14,6 +14,7 @@ from assay.core.text import REPLACEMENT as R
 from assay.store import online, repo
 from assay.store.db import open_engine
 from assay.traces.otlp_in import SANITIZED, decode
+from tests.marks import starts
 from tests.online.otlp_send import agent_trace, as_json, request, send
 from tests.online.watching import Watching
 from tests.postgres import postgres_server
@@ -62,6 +63,7 @@ def _watch_one_dirty(db: str, tmp_path: Path, name: str) -> tuple[Watching, list
     return w, trace
 
 
+@pytest.mark.server  # the watch listens
 def test_a_nul_trace_is_stored_replaced_on_sqlite(tmp_path: Path, db_url: str) -> None:
     w, trace = _watch_one_dirty(db_url, tmp_path, "prod-agent")
     result = w.stop()
@@ -76,6 +78,7 @@ def test_a_nul_trace_is_stored_replaced_on_sqlite(tmp_path: Path, db_url: str) -
 
 
 @pytest.fixture(scope="module")
+@starts("server", "process")
 def pg() -> Iterator[str]:
     with postgres_server() as url:
         yield url

@@ -12,6 +12,7 @@ from aiohttp import web
 
 from tests.cli.test_run_cli import SAMPLE, run, run_id_of
 from tests.local_server import LocalServer
+from tests.marks import starts
 
 
 class Collector(LocalServer):
@@ -46,6 +47,7 @@ class Collector(LocalServer):
 
 
 @pytest.fixture()
+@starts("server")
 def collector() -> Iterator[Collector]:
     c = Collector().start()
     yield c
@@ -96,6 +98,7 @@ def test_spans_go_to_the_configured_endpoint(tmp_path: Path, collector: Collecto
     assert attrs["evaluations.0.evaluation.name"].string_value == "finance-rubric"
 
 
+@pytest.mark.server  # collectors
 def test_endpoint_from_the_environment_and_a_refusal(tmp_path: Path) -> None:
     refusing = Collector(status=400).start()
     try:
@@ -109,6 +112,7 @@ def test_endpoint_from_the_environment_and_a_refusal(tmp_path: Path) -> None:
         refusing.stop()
 
 
+@pytest.mark.server  # collectors
 def test_spans_a_collector_refused_are_sent_on_resume_once(tmp_path: Path) -> None:
     refusing = Collector(status=400).start()
     accepting = Collector().start()

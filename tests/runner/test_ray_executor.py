@@ -26,8 +26,9 @@ from assay.runner.execute import run_experiment
 from assay.runner.pipeline import Progress
 from assay.runner.spec import load_spec
 from assay.store.db import Engine, open_engine
-from tests.cli.test_run_cli import run, run_id_of
+from tests.cli.test_run_cli import run, run_id_of, run_process
 from tests.conftest import ROOT, SAMPLE
+from tests.marks import starts
 
 EXPECTED = {x["prompt_id"]: x["expected_score"] for x in json.loads(SAMPLE.read_text("utf-8"))}
 AGENT = """import os, time
@@ -42,6 +43,7 @@ def answer(fields):
 
 
 @pytest.fixture(scope="module")
+@starts("ray")
 def ray_cluster() -> Iterator[str]:
     """One local cluster for the module: starting one takes seconds."""
     try:
@@ -194,6 +196,7 @@ def test_a_killed_worker_s_samples_are_retried_and_stored_once(
     assert pids - set(killed)
 
 
+@pytest.mark.process  # PostgreSQL, and the run as another process
 def test_a_ray_run_writing_to_postgresql_is_visible_in_the_web_app_while_it_runs(
         ray_cluster: str, tmp_path: Path) -> None:
     from fastapi.testclient import TestClient
@@ -238,9 +241,11 @@ def test_a_ray_run_writing_to_postgresql_is_visible_in_the_web_app_while_it_runs
         assert client.get(f"/api/runs/{run_id}/results").json()["total"] == 40
 
 
+@pytest.mark.process  # the CLI joins the cluster by address
 def test_score_on_a_running_cluster_from_the_cli(ray_cluster: str, tmp_path: Path) -> None:
-    r = run("score", str(SAMPLE), "--executor", "ray", "--out", "o.jsonl", "-q",
-            "--db", f"sqlite:///{tmp_path / 'a.db'}", cwd=tmp_path, RAY_ADDRESS=ray_cluster)
+    r = run_process("score", str(SAMPLE), "--executor", "ray", "--out", "o.jsonl", "-q",
+                    "--db", f"sqlite:///{tmp_path / 'a.db'}", cwd=tmp_path,
+                    RAY_ADDRESS=ray_cluster)
     assert r.returncode == 0, r.stderr
     got = {x["item_id"]: x["score"] for x in map(json.loads, (tmp_path / "o.jsonl")
                                                  .read_text("utf-8").splitlines())}
@@ -280,6 +285,7 @@ def test_executor_mistakes_name_file_line_and_field(tmp_path: Path, executor: st
         load_spec(spec)
 
 
+@pytest.mark.process  # python -c: a fresh interpreter
 def test_import_assay_and_help_do_not_import_ray() -> None:
     code = ("import sys, assay\n"
             "from assay.cli.main import app\n"
@@ -289,7 +295,7 @@ def test_import_assay_and_help_do_not_import_ray() -> None:
             "    except SystemExit:\n"
             "        pass\n"
             "print(sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.')"
-            " or m.startswith('assay.runner.ray_')))")
+            " or m.startswith('assay.runner.ray')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=ROOT).stdout
     assert "--executor" in out

@@ -28,6 +28,7 @@ from assay.runner.pipeline import Progress
 from assay.runner.spec import load_spec
 from assay.store.db import open_engine
 from tests.conftest import SAMPLE
+from tests.marks import starts
 from tests.runner.test_ray_executor import EXPECTED, rows
 
 # Each call leaves a file named by the answering process's pid holding its parent's pid: a Ray
@@ -48,6 +49,7 @@ def answer(fields):
 
 
 @pytest.fixture(scope="module")
+@starts("ray")
 def cluster() -> Iterator[Any]:
     """A head with no CPUs (no actor lands on it; the coordinator joins through it); each test
     adds the worker nodes of 1 CPU it needs (one actor per node). Started once: a node takes

@@ -63,6 +63,7 @@ def assert_complete(url: str) -> None:
 
 
 @pytest.mark.parametrize("nth", [1, 2, 5])
+@pytest.mark.process
 def test_a_kill_while_tables_are_created_leaves_a_usable_store(tmp_path: Path,
                                                                nth: int) -> None:
     url = f"sqlite:///{tmp_path / 'a.db'}"
@@ -72,6 +73,7 @@ def test_a_kill_while_tables_are_created_leaves_a_usable_store(tmp_path: Path,
     assert_complete(url)  # the next command opens it (and finishes creating it)
 
 
+@pytest.mark.process
 def test_processes_opening_a_fresh_store_at_once_all_succeed(tmp_path: Path) -> None:
     for trial in range(3):
         url = f"sqlite:///{tmp_path / f't{trial}.db'}"
@@ -136,6 +138,7 @@ def _set_lease(url: str, run_id: str, owner: str | None, until: datetime | None)
                       "r": run_id})
 
 
+@pytest.mark.process
 def test_a_run_has_one_owner_at_a_time(tmp_path: Path) -> None:
     from assay.core.errors import RunBusyError
     from assay.store import lease

@@ -12,6 +12,7 @@ import pytest
 
 from tests.cli.test_run_cli import run, run_id_of
 from tests.conftest import SAMPLE
+from tests.marks import starts
 from tests.postgres import postgres_server
 from tests.truth.conftest import SNAPSHOTS
 
@@ -19,6 +20,7 @@ EXPECTED = {x["prompt_id"]: x["expected_score"] for x in json.loads(SAMPLE.read_
 
 
 @pytest.fixture(scope="module")
+@starts("server", "process")
 def pg() -> Iterator[str]:
     with postgres_server() as url:
         yield url

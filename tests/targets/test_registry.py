@@ -55,7 +55,8 @@ def test_every_builtin_type_is_registered_with_its_options() -> None:
 @pytest.mark.parametrize(("kind", "options", "cls"), [
     ("http", {"url": "http://127.0.0.1:9/ask", "timeout_s": 5, "headers": {"X": "1"}},
      "HttpTarget"),
-    ("command", {"command": "cat", "timeout_s": 2}, "CommandTarget"),
+    pytest.param("command", {"command": "cat", "timeout_s": 2}, "CommandTarget",
+                 marks=pytest.mark.process),
     ("recorded", {"file": "answers.jsonl"}, "RecordedTarget"),
     ("baseline-quote-agent", {"snapshots": str(SNAPSHOTS)}, "BaselineQuoteAgent"),
     ("python", {"function": agent_fn}, "PythonTarget"),
@@ -203,6 +204,7 @@ def test_each_type_declares_its_span_kind_and_placement() -> None:
         target_facts(placement="ray")
 
 
+@pytest.mark.process  # python -c: a fresh interpreter
 def test_targets_import_nothing_of_the_runner() -> None:
     code = ("import sys\nimport assay.targets.build, assay.targets.baseline, "
             "assay.targets.recorded, assay.targets.model, assay.targets.http, "

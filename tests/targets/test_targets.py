@@ -17,6 +17,7 @@ from assay.targets.command import CommandTarget
 from assay.targets.http import HttpTarget
 from assay.targets.python import PythonTarget
 from tests.agent_server import AgentServer
+from tests.marks import starts
 
 ITEM = Item("q1", {"prompt": "贵州茅台最新股价", "ticker": "600519", "n": 3}, "v", 2)
 
@@ -31,6 +32,7 @@ def answer(target: Any, item: Item = ITEM) -> Answer:
 
 
 @pytest.fixture()
+@starts("server")
 def agent() -> Iterator[AgentServer]:
     server = AgentServer().start()
     yield server
@@ -130,6 +132,7 @@ def test_python_target_config_errors(agent_module: Path) -> None:
         PythonTarget("x", "no_such_mod_zz:f", search=agent_module)
 
 
+@pytest.mark.process
 def test_command_targets(tmp_path: Path) -> None:
     script = tmp_path / "agent.py"
     script.write_text("import json, sys\nitem = json.load(sys.stdin)\n"

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -57,9 +56,8 @@ def test_live_capture_runs_beside_the_target(tmp_path: Path, monkeypatch: pytest
     spans = rows(tmp_path / "a.db", "SELECT name, attributes FROM spans WHERE kind = 'truth'")
     assert len(spans) == len(chosen) and all(n == "akshare" for n, _ in spans)
     assert all('"gap_s"' in a and '"query"' in a for _, a in spans)
-    out = subprocess.run([str(Path(__import__("sys").executable).parent / "assay"), "show",
-                          r.id, "--item", chosen[0]["prompt_id"], "--db", "sqlite:///a.db"],
-                         capture_output=True, text=True, cwd=tmp_path, check=False).stdout
+    out = run("show", r.id, "--item", chosen[0]["prompt_id"], "--db", "sqlite:///a.db",
+              cwd=tmp_path).stdout
     assert "ground truth (live) for slow_recorded: akshare 600519 (cn_stock) — ok" in out
     assert "query: ak.stock_zh_a_spot_em() → 代码 == '600519'" in out
     # issue 28: the gap in words (fetched while the target was still answering)

@@ -14,19 +14,21 @@ import pytest
 
 from assay.store.db import open_engine
 from tests.conftest import ROOT
+from tests.marks import starts
 from tests.web.conftest import Store
 from tests.web.serving import served
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACTS = ROOT / "test-artifacts"
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
-                                reason="Debian's chromium is not installed (make test installs "
-                                "it: apt-get install chromium)")
+pytestmark = [pytest.mark.skipif(not Path(CHROMIUM).exists(),
+                                 reason="Debian's chromium is not installed (make test installs "
+                                 "it: apt-get install chromium)"), pytest.mark.browser]
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 @pytest.fixture(scope="module")
+@starts("server")
 def server(two_runs: Store, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str,
                                                                                       Store]]:
     tmp = tmp_path_factory.mktemp("browser")
@@ -37,6 +39,7 @@ def server(two_runs: Store, tmp_path_factory: pytest.TempPathFactory) -> Iterato
 
 
 @pytest.fixture(scope="module")
+@starts("browser")
 def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
@@ -17,6 +15,7 @@ from fastapi.testclient import TestClient
 
 from assay.store.db import open_engine
 from assay.web.app import create_app
+from tests.invoke import assay_in_process
 from tests.web.conftest import Store
 
 STALE = "(T1)Assay_Sample_S01_stale"
@@ -165,9 +164,9 @@ def test_a_token_in_the_url_is_moved_to_a_cookie_and_dropped(two_runs: Store) ->
 
 
 def test_assay_view_refuses_before_printing_its_url(tmp_path: Path) -> None:
+    # in this process: a UI that did start would listen, which the guard of tests/marks.py fails
     env = {k: v for k, v in os.environ.items() if k != "ASSAY_UI_TOKEN"}
-    r = subprocess.run([str(Path(sys.executable).parent / "assay"), "view", "--host",
-                        "0.0.0.0", "--db", f"sqlite:///{tmp_path / 'v.db'}"],
-                       capture_output=True, text=True, env=env, timeout=60, check=False)
+    r = assay_in_process("view", "--host", "0.0.0.0", "--db", f"sqlite:///{tmp_path / 'v.db'}",
+                         cwd=tmp_path, env=env, timeout=60)
     assert r.returncode == 2 and "set ASSAY_UI_TOKEN" in r.stderr
     assert r.stdout == ""  # no "Assay UI on http://0.0.0.0:8600/" for a UI that never starts

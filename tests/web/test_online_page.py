@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 
 from assay.web import app as web_app
 from assay.web.app import create_app
+from tests.marks import starts
 from tests.online.otlp_send import agent_trace, send
 from tests.online.watching import Watching
 from tests.web.serving import served
@@ -24,6 +25,7 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 
 @pytest.fixture()
+@starts("server")
 def watching(tmp_path: Path, db_url: str) -> Iterator[Watching]:
     spec = tmp_path / "watch.yaml"
     spec.write_text('name: web-agent\nsource: {otlp: "127.0.0.1:0"}\nquiet_s: 0.1\n'
@@ -65,6 +67,7 @@ def test_online_page_and_json(watching: Watching) -> None:
 
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed")
+@pytest.mark.browser
 def test_online_page_refreshes_live(watching: Watching, monkeypatch: pytest.MonkeyPatch) -> None:
     from playwright.sync_api import sync_playwright
 

@@ -15,6 +15,7 @@ from assay.store.db import open_engine
 from tests.agent_server import TOOLS, AgentServer
 from tests.cli.test_run_cli import run, run_id_of
 from tests.conftest import SAMPLE
+from tests.marks import starts
 from tests.web.serving import served
 from tests.web.test_browser import CHROMIUM, browser, shot  # noqa: F401 (a fixture)
 
@@ -22,6 +23,7 @@ ITEM = "q1"
 
 
 @pytest.fixture(scope="module")
+@starts("server")
 def agent_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
     tmp = tmp_path_factory.mktemp("trajectory")
     agent = AgentServer().start()
@@ -60,6 +62,7 @@ def test_show_item_lists_the_tool_calls(agent_run: tuple[Path, str]) -> None:
 
 
 @pytest.fixture(scope="module")
+@starts("server")
 def page_base(agent_run: tuple[Path, str]) -> Iterator[str]:
     tmp, _ = agent_run
     with served(open_engine(f"sqlite:///{tmp / '.assay' / 'assay.db'}")) as base:

@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 import assay.evaluators.rubric as rubric
 from assay.core.types import Answer, Item, Score
 from assay.evaluators.rubric.evaluator import FinanceRubric
+from tests.marks import starts
 
 from .test_corpus import _bench
 from .test_rubric_fuzz import answer_text
@@ -123,6 +124,7 @@ def _runtime(tree: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
+@starts("process")
 def fresh(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
     """A copy of `src` as `make compile` left it, and what the probe says of it."""
     tree = tmp_path_factory.mktemp("fresh") / "src"

@@ -124,6 +124,7 @@ def test_a_misspelt_field_is_an_error_not_a_silent_none() -> None:
         CALL.cost = 1.0  # type: ignore[misc]
 
 
+@pytest.mark.process  # mypy, as a process
 def test_mypy_rejects_a_misspelt_field(tmp_path: Path) -> None:
     """Checked with the project's own mypy settings and cache (`make test` runs mypy first),
     so the check costs seconds, not the half-minute of a cold start."""

@@ -312,6 +312,7 @@ def test_two_evaluators_of_one_name_are_refused_before_it_listens(tmp_path: Path
                               "(give one a label)")
 
 
+@pytest.mark.server  # the OTLP receiver listens
 def test_a_heartbeat_reports_the_counters_while_traces_come_in(tmp_path: Path,
                                                                 db_url: str) -> None:
     """Issue 28: `assay watch` said nothing until Ctrl-C; now a line every few seconds."""

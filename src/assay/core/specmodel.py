@@ -43,7 +43,9 @@ class SpecModel(BaseModel):
     """A section of a spec: unknown keys are mistakes; a number where text is expected is read
     as text (a column named 2024, a model named 7), as the specs always were."""
 
-    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
+    # defer_build: a model's validator is built when it first validates, so a command that
+    # reads no spec of that kind (a score run never reads a watch spec) does not build it
+    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True, defer_build=True)
     # `unknown key (known: …)` lists the keys sorted, or as the fields are declared
     keys_in_order: ClassVar[bool] = False
     # Defaults are written `{}` and `[]`: pydantic copies them for each model, and a

@@ -14,6 +14,7 @@ from assay.core.types import Answer, Item, Score, TruthSnapshot
 from .base import CodeEvaluator, missing_fields
 from .historical.kind import is_historical
 from .historical.kind import version as historical_version
+from .historical.rounding import rounding_reading
 from .rubric.evaluator import NAME, FinanceRubric
 from .rubric.evaluator import version as t1_version
 
@@ -35,7 +36,6 @@ class FinanceRubricEvaluator(CodeEvaluator):
         # rounding: how T2/T3's "rounding errors are allowed" reads — "benchmark" (both at the
         # coarser precision shown, the release judge's reading) or "strict" (the reference's
         # and the question's decimals); docs/rubric.md sets them side by side
-        from .historical.tolerance import rounding_reading
         self.rounding = rounding_reading(rounding)
         self.t1 = FinanceRubric(stamp=version())
         self._historical: Any = None  # the T2/T3 reader, loaded for the first such item

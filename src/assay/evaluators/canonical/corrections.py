@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import re
 
+from assay.core.lazy_pattern import lazy
+
 # Words that take back what was said. Each is a correction only where it stands as one: not
 # "market correction", "数据可能有误差", "Actually, over the past year…", "Updated: 10:35".
-MARKERS = re.compile(
+MARKERS = lazy(
     r"(?<![a-z])(?:wait(?=[\s,.!…]|$)(?![\s,]*(?:and|for|until|till)\b)|"
     r"actually,?\s+(?:it|the (?:answer|figure|value|price|number|total|correct)|that)(?:'s|\s+is|"
     r"\s+was|\s+should)|actually,\s+(?-i:(?=[A-Z][a-z]+\s+[A-Z]))|"

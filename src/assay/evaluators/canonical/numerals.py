@@ -17,18 +17,20 @@ import re
 import unicodedata
 from decimal import Decimal, InvalidOperation
 
+from assay.core.lazy_pattern import lazy
+
 from .steps import Step, apply
 
-_FULL = re.compile("[\uff01-\uff0b\uff0d-\uff5e\u3000]")
-_DASH_MINUS = re.compile("[\u2212\u2012\u2013\u2014\u2015\ufe63\uff0d\u2796](?=\\s?\\d)")
-_APOS = re.compile("(?<=\\d)['\u2019\u02bc](?=\\d{3}(?!\\d))")
-_THIN = re.compile("(?<=\\d)[\u2009\u202f\u00a0](?=\\d{3}(?!\\d))")
+_FULL = lazy("[\uff01-\uff0b\uff0d-\uff5e\u3000]")
+_DASH_MINUS = lazy("[\u2212\u2012\u2013\u2014\u2015\ufe63\uff0d\u2796](?=\\s?\\d)")
+_APOS = lazy("(?<=\\d)['\u2019\u02bc](?=\\d{3}(?!\\d))")
+_THIN = lazy("(?<=\\d)[\u2009\u202f\u00a0](?=\\d{3}(?!\\d))")
 # "23.751,24", "1.234.567,5", "1 234,5": dots or blanks between thousands, a decimal comma
-_EURO = re.compile(r"(?<![\d.,])(\d{1,3}(?:([. ])\d{3})(?:\2\d{3})*),(\d{1,2})(?![\d,.])")
+_EURO = lazy(r"(?<![\d.,])(\d{1,3}(?:([. ])\d{3})(?:\2\d{3})*),(\d{1,2})(?![\d,.])")
 # ASCII classes, not \w: "约2.4517e+02元" has CJK on both sides, and CJK is \w to `re`
-_SCI = re.compile(r"(?<![A-Za-z0-9_.])([-+]?\d+(?:\.\d+)?)[eE]([-+]?\d{1,3})(?![A-Za-z0-9_]|\.\d)")
+_SCI = lazy(r"(?<![A-Za-z0-9_.])([-+]?\d+(?:\.\d+)?)[eE]([-+]?\d{1,3})(?![A-Za-z0-9_]|\.\d)")
 _SUPER = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
-_TIMES_TEN = re.compile(r"(?<![A-Za-z0-9_.])(\d+(?:\.\d+)?)\s*[×xX*·]\s*10\s*"
+_TIMES_TEN = lazy(r"(?<![A-Za-z0-9_.])(\d+(?:\.\d+)?)\s*[×xX*·]\s*10\s*"
                         r"(?:\^\s*\{?\s*([-+]?\d{1,3})(?:\s*\})?|([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]{1,3}))")
 _CN_DIGIT = "零〇一二两三四五六七八九"
 _CN_VALUE = {"零": "0", "〇": "0", "一": "1", "二": "2", "两": "2", "三": "3", "四": "4", "五": "5",
@@ -37,14 +39,14 @@ _CN_ALL = _CN_DIGIT + "十百千万亿"
 # A run of Chinese numerals worth converting: it has a digit character and either a place
 # (十百千万亿) or a decimal part ("点" then digits). Single characters and words made of them
 # (一度, 百度, 三一重工, 万科, 千万) are left alone.
-_CN_RUN = re.compile(
+_CN_RUN = lazy(
     rf"(?P<neg>负)?(?P<pct>百分之)?(?P<neg2>负)?(?P<int>[{_CN_ALL}]+)(?:点(?P<dec>[{_CN_DIGIT}]+))?"
     rf"(?P<scale>万亿|亿|万)?")
 # what may follow a number written in Chinese numerals: a unit, a scale, a date part, the end
 # of a phrase; anything else makes it a word (五十铃, 三十而立, 十万八千里)
 _CN_AFTER = frozenset("元美港日欧英人亿万千百点个倍家只股手吨克盎辆年月日号位名次%％，,。；;、：:）)"
                       "（( \t\n|!！?？")
-_CN_SCALE_TAIL = re.compile("(万亿|亿|万)$")
+_CN_SCALE_TAIL = lazy("(万亿|亿|万)$")
 
 
 def _plain(d: Decimal) -> str:
@@ -145,11 +147,11 @@ def fullwidth(text: str) -> tuple[str, list[str]]:
 
 # a small model's spacing inside one number: "1 455 . 0 元", "2 . 01 %" (a decimal point with
 # a blank on each side, between digits, and blanks as thousands before it)
-_SPACED = re.compile(r"(?<![\d.,])(?:\d{1,3}(?: \d{3})+|\d+) \. \d+")
+_SPACED = lazy(r"(?<![\d.,])(?:\d{1,3}(?: \d{3})+|\d+) \. \d+")
 
 # 兆 in Taiwan's and Japan's money is 10^12 (万亿): "新台币2兆8,943亿元" = 28943亿元, "3.5兆元"
-_ZHAO_YI = re.compile(r"(?<![\d.])(\d{1,4})兆(\d{1,4}(?:,\d{3})?)(?=亿)")
-_ZHAO = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)兆(?=\s*(?:元|美元|新台币|台币|日元|韩元|円))")
+_ZHAO_YI = lazy(r"(?<![\d.])(\d{1,4})兆(\d{1,4}(?:,\d{3})?)(?=亿)")
+_ZHAO = lazy(r"(?<![\d.])(\d+(?:\.\d+)?)兆(?=\s*(?:元|美元|新台币|台币|日元|韩元|円))")
 
 UNIFORM = (
     Step("spaced digits", lambda t: " . " in t, _SPACED, lambda m: m.group(0).replace(" ", "")),
@@ -178,11 +180,11 @@ _UNITS = ("zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|t
           "fourteen|fifteen|sixteen|seventeen|eighteen|nineteen")
 _TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
 _BIG = "hundred|thousand|million|billion|trillion"
-_RUN = re.compile(rf"\b(?:{_TENS}|{_UNITS})\b"
+_RUN = lazy(rf"\b(?:{_TENS}|{_UNITS})\b"
                   rf"(?:(?:[\s-]+|,\s+|\s+and\s+)(?:{_TENS}|{_UNITS}|{_BIG}|point)\b)*",
                   re.IGNORECASE)
-_SPELLED = re.compile(rf"\b(?:{_TENS}|{_BIG}|point)\b", re.IGNORECASE)
-_DOLLARS_CENTS = re.compile(r"\b(\d[\d,]*) dollars? and (\d{1,2}) cents?\b", re.IGNORECASE)
+_SPELLED = lazy(rf"\b(?:{_TENS}|{_BIG}|point)\b", re.IGNORECASE)
+_DOLLARS_CENTS = lazy(r"\b(\d[\d,]*) dollars? and (\d{1,2}) cents?\b", re.IGNORECASE)
 
 
 def _run(m: re.Match[str]) -> str:
@@ -195,14 +197,14 @@ def _run(m: re.Match[str]) -> str:
 
 
 # a small number word the answer marks as its answer: "Just **one**: TSMC" → "**1**"
-_BOLD_WORD = re.compile(rf"\*\*({_UNITS})\*\*", re.IGNORECASE)
+_BOLD_WORD = lazy(rf"\*\*({_UNITS})\*\*", re.IGNORECASE)
 _SMALL = {w: str(k) for k, w in enumerate(_UNITS.split("|"))}
 
 
 # a year as it is spoken: "twenty twenty-four", "nineteen ninety-eight", "twenty oh five"
 _ONES = "one|two|three|four|five|six|seven|eight|nine"
 _TEENS = "ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen"
-_SPOKEN_YEAR = re.compile(rf"\b(nineteen|twenty)[\s-]+(?:(?:oh|o)[\s-]+(?P<oh>{_ONES})|"
+_SPOKEN_YEAR = lazy(rf"\b(nineteen|twenty)[\s-]+(?:(?:oh|o)[\s-]+(?P<oh>{_ONES})|"
                           rf"(?P<teen>{_TEENS})|(?P<tens>{_TENS})(?:[\s-]+(?P<one>{_ONES}))?)\b",
                           re.IGNORECASE)
 _ONES_N = {w: k + 1 for k, w in enumerate(_ONES.split("|"))}
@@ -223,7 +225,7 @@ def _year(m: re.Match[str]) -> str:
 
 
 # a tenor or a span in words: "the ten-year Treasury", "two-year", "a thirty-day window"
-_SPELLED_SPAN = re.compile(rf"\b({_UNITS}|{_TENS})-(years?|yr|months?|weeks?|days?)\b",
+_SPELLED_SPAN = lazy(rf"\b({_UNITS}|{_TENS})-(years?|yr|months?|weeks?|days?)\b",
                            re.IGNORECASE)
 _WORD_N = {**{w: k for k, w in enumerate(_UNITS.split("|"))},
            **{w: 20 + 10 * k for k, w in enumerate(_TENS.split("|"))}}

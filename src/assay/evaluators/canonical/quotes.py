@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from assay.core.lazy_pattern import lazy
+
 from .lexicon import INDEX_NUMBERS
 from .steps import Step, apply
 
@@ -21,15 +23,15 @@ _CJK_NAME = r"[\u4e00-\u9fff]{2,8}(?:[A-Z]{1,2}\b)?(?:[（(][^()（）\n]{1,12}[
 _EN_NAME = r"[A-Z][A-Za-z&.'-]+(?: [A-Z][A-Za-z&.'-]+){0,3}(?: \([A-Z.]{1,8}\))?"
 _PRICE = (r"(?:(?:[A-Z]{1,3}\$|\$|¥|€|£|RMB|USD|HKD|CNY)\s?)?\d[\d,]*(?:\.\d+)?"
           r"(?:\s?(?:元|港元|美元|USD|HKD|CNY|pts|点))?")
-_QUOTE_LINE = re.compile(
+_QUOTE_LINE = lazy(
     rf"^(?P<lead>[ \t]*(?:[-*•>]|\d{{1,2}}[.)])?[ \t]*)(?P<name>{_TICKER}|{_CJK_NAME}|{_EN_NAME})"
     rf"(?P<sep>[ \t]*[:：]?[ \t]*)(?P<price>{_PRICE})"
     rf"(?P<after>[ \t]*(?:$|[(（|,，;；▲▼↑↓+/]|-(?![A-Za-z])|\s[+-]))",
     re.MULTILINE)
 # a quote line states how the price moved: a percent, an arrow or a signed number after it
-_MOVE = re.compile(r"[%▲▼↑↓]|(?<![\w.])[+-]\s?\d|涨|跌|/\s*\d")
+_MOVE = lazy(r"[%▲▼↑↓]|(?<![\w.])[+-]\s?\d|涨|跌|/\s*\d")
 # a "name" holding any of these is a field, a qualifier or a sentence, not an instrument
-_FIELDISH = re.compile(r"最新|当前|目前|现在|实时|价|收|开|高|低|涨|跌|幅|额|量|率|值|点位|指数$|"
+_FIELDISH = lazy(r"最新|当前|目前|现在|实时|价|收|开|高|低|涨|跌|幅|额|量|率|值|点位|指数$|"
                        r"区间|范围|日内|盘|今|昨|成交|振幅|换手|"
                        r"均|目标|预|基准|中间|报|约|为|是|在|于|至|到|达|共|合计|总|年|月|日|周|时|"
                        r"失守|跌破|突破|站上|守住|收复|不|非|没|未|"
@@ -60,14 +62,14 @@ _NOT_NAMES = frozenset({"Note", "Source", "Sources", "Date", "Time", "As", "At",
                         "Close", "Open", "High", "Low", "Change", "Yes", "Approximately",
                         "About", "Around", "Roughly", "Here", "There", "According"})
 _NOT_NAMES_LOW = frozenset(n.lower() for n in _NOT_NAMES)
-_WEEKS52 = re.compile(r"\b52[- ]?(?:wk|wks|w)\b|\b52[- ]week", re.IGNORECASE)
+_WEEKS52 = lazy(r"\b52[- ]?(?:wk|wks|w)\b|\b52[- ]week", re.IGNORECASE)
 _MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec"
 # a month's abbreviation glued to a two-digit year or joined by an apostrophe ("Dec25", "Dec
 # '25", "MAR25"), or by a dash before a contract word ("DEC-25 contract"); "Dec 25", "May-15
 # 2024" and "(Oct-17)" are days and stay
-_CONTRACT_EN = re.compile(rf"\b({_MONTHS})(?:\s?['’]|-(?=\d{{2}}\s*(?:contracts?|futures|合约)))?"
+_CONTRACT_EN = lazy(rf"\b({_MONTHS})(?:\s?['’]|-(?=\d{{2}}\s*(?:contracts?|futures|合约)))?"
                           rf"(\d{{2}})(?![\d.,:])(?!\s*(?:19|20)\d{{2}})", re.IGNORECASE)
-_CONTRACT_ZH = re.compile(r"(?<![\d.])(2\d)(0[1-9]|1[0-2])(?=\s*(?:合约|主力|期货|交割))")
+_CONTRACT_ZH = lazy(r"(?<![\d.])(2\d)(0[1-9]|1[0-2])(?=\s*(?:合约|主力|期货|交割))")
 
 
 def _quote(m: re.Match[str]) -> str:
@@ -91,21 +93,21 @@ def _quote(m: re.Match[str]) -> str:
 
 
 # "为HK$607.5": a currency mark glued to the word before it is still a currency mark
-_GLUED_CURRENCY = re.compile(r"(?<=[\u4e00-\u9fff])(?=(?:HK|US|NT|S|A|C)\$)")
+_GLUED_CURRENCY = lazy(r"(?<=[\u4e00-\u9fff])(?=(?:HK|US|NT|S|A|C)\$)")
 
 
 # Dates written day.month.year ("31.12.2024"), and German scale words ("245,12 Mrd. USD")
-_DMY = re.compile(r"(?<![\d.])(?<!version )(?<!ver )(?<!v)(?<!版本)(0?[1-9]|[12]\d|3[01])\."
+_DMY = lazy(r"(?<![\d.])(?<!version )(?<!ver )(?<!v)(?<!版本)(0?[1-9]|[12]\d|3[01])\."
                   r"(0?[1-9]|1[0-2])\.((?:19|20)\d{2})(?![\d.])", re.IGNORECASE)
 # "31-Dec-2024", "31 Dec 2024": the day is part of the date
-_D_MON_Y = re.compile(r"(?<![\d.])(\d{1,2})[- ](jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)"
+_D_MON_Y = lazy(r"(?<![\d.])(\d{1,2})[- ](jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)"
                       r"[a-z]*\.?[- ]((?:19|20)\d{2})(?!\d)", re.IGNORECASE)
 # "$4.00T", "US$1.2tn": T after a money amount is trillion (B, M are read as billion, million)
-_TRILLION = re.compile(r"((?:\$|USD|RMB|CNY)\s?\d[\d,]*(?:\.\d+)?)\s?T(?![A-Za-z])")
-_SCALE_WORDS = re.compile(r"(?<=\d)(\s?)(?:Mrd\.?|Mia\.?|Milliarden)(?![A-Za-z])|"
+_TRILLION = lazy(r"((?:\$|USD|RMB|CNY)\s?\d[\d,]*(?:\.\d+)?)\s?T(?![A-Za-z])")
+_SCALE_WORDS = lazy(r"(?<=\d)(\s?)(?:Mrd\.?|Mia\.?|Milliarden)(?![A-Za-z])|"
                           r"(?<=\d)(\s?)(?:Mio\.?|Millionen)(?![A-Za-z])|"
                           r"(?<=\d)(\s?)(?:Bio\.?|Billionen)(?![A-Za-z])")
-_LONE_DECIMAL_COMMA = re.compile(r"(?<![\d.,])(\d{1,6}),(\d{1,2})(?=\s?(?:Mrd|Mio|Bio|Mia|%|€|EUR\b|"
+_LONE_DECIMAL_COMMA = lazy(r"(?<![\d.,])(\d{1,6}),(\d{1,2})(?=\s?(?:Mrd|Mio|Bio|Mia|%|€|EUR\b|"
                                  r"USD\b|Prozent|Milliarden|Millionen))")
 
 
@@ -127,7 +129,7 @@ def _contract_zh(m: re.Match[str]) -> str:
 
 # SEC forms are names, not values: "10-K 2024" → "form10K-FY2024" (digits glued to letters are
 # no number to any reader)
-_SEC_FORM = re.compile(r"(?<![\w-])(10|20|8|6|11)-([KQF])\b(?:[ \t]+((?:19|20)\d{2})\b)?")
+_SEC_FORM = lazy(r"(?<![\w-])(10|20|8|6|11)-([KQF])\b(?:[ \t]+((?:19|20)\d{2})\b)?")
 
 
 def _sec_form(m: re.Match[str]) -> str:
@@ -135,7 +137,7 @@ def _sec_form(m: re.Match[str]) -> str:
 
 
 # "2024-12-31": the day and the month are not values either (both readers skip 年/月/日)
-_ISO_DATE = re.compile(r"(?<![\d.-])((?:19|20)\d{2})-(0?[1-9]|1[0-2])-(0?[1-9]|[12]\d|3[01])"
+_ISO_DATE = lazy(r"(?<![\d.-])((?:19|20)\d{2})-(0?[1-9]|1[0-2])-(0?[1-9]|[12]\d|3[01])"
                        r"(?![\d.])(?!-\d)")
 
 
@@ -145,7 +147,7 @@ def _iso_date(m: re.Match[str]) -> str:
 
 # "10/17", "12/05": a month and a day when either has two digits (never a fraction like "2/5",
 # nor a bid/ask "7.1290 / 7.1300")
-_MONTH_DAY = re.compile(r"(?<![\d./])(1[0-2]|0?[1-9])/(3[01]|[12]\d|0?[1-9])(?![\d./%])")
+_MONTH_DAY = lazy(r"(?<![\d./])(1[0-2]|0?[1-9])/(3[01]|[12]\d|0?[1-9])(?![\d./%])")
 
 
 def _month_day(m: re.Match[str]) -> str:
@@ -167,7 +169,7 @@ def _dmy(m: re.Match[str]) -> str:
 
 
 # "U.S.", "U.K.": the dots are no sentence ends ("the 10-year U.S. Treasury yield")
-_DOTTED = re.compile(r"\b(U)\.(S|K)\.(?=\s|[A-Za-z,;:)]|$)")
+_DOTTED = lazy(r"\b(U)\.(S|K)\.(?=\s|[A-Za-z,;:)]|$)")
 
 
 UNIFORM = (

@@ -16,23 +16,25 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from assay.core.lazy_pattern import lazy
+
 _TAGS = ("think", "thinking", "reasoning", "reason", "analysis", "scratchpad", "thought",
          "thoughts", "reflection")
-_OPEN = re.compile(r"<\s*(" + "|".join(_TAGS) + r")\s*>|◁think▷", re.IGNORECASE)
+_OPEN = lazy(r"<\s*(" + "|".join(_TAGS) + r")\s*>|◁think▷", re.IGNORECASE)
 # a bare closing tag on a line of its own (or ending one): the server dropped the opening tag
-_CLOSE_LINE = re.compile(r"<\s*/\s*(?:" + "|".join(_TAGS) + r")\s*>[ \t]*(?:\n|$)|◁/think▷",
+_CLOSE_LINE = lazy(r"<\s*/\s*(?:" + "|".join(_TAGS) + r")\s*>[ \t]*(?:\n|$)|◁/think▷",
                          re.IGNORECASE)
-_HARMONY_TOKEN = re.compile(r"<\|[a-z_]{1,12}\|>", re.IGNORECASE)
+_HARMONY_TOKEN = lazy(r"<\|[a-z_]{1,12}\|>", re.IGNORECASE)
 _HARMONY_FINAL = "<|channel|>final<|message|>"
-_PREAMBLE = re.compile(
+_PREAMBLE = lazy(
     r"^\s*(?:\*\*|#+\s*)?(?:reasoning|thinking|thought process|thought|chain of thought|analysis|"
     r"scratchpad|思考过程|思考|推理过程|推理|分析过程)\s*(?:\*\*)?\s*[:：]", re.IGNORECASE | re.MULTILINE)
-_ANSWER_LINE = re.compile(
+_ANSWER_LINE = lazy(
     r"^\s*(?:\*\*|#+\s*)?(?:final answer|answer|最终答案|最终回答|答案|回答|结论)\s*(?:\*\*)?\s*[:：]",
     re.IGNORECASE | re.MULTILINE)
 # what follows an answer label must state something ("see above" / "如上" states nothing)
-_STATES = re.compile(r"\d|\{|[\u4e00-\u9fff]{2}|[A-Za-z]{3}")
-_NOTHING = re.compile(r"\s*(?:see above|as above|见上|如上|同上)\W*$", re.IGNORECASE)
+_STATES = lazy(r"\d|\{|[\u4e00-\u9fff]{2}|[A-Za-z]{3}")
+_NOTHING = lazy(r"\s*(?:see above|as above|见上|如上|同上)\W*$", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +60,7 @@ def _harmony(text: str, blocks: list[str], hows: list[str]) -> str:
     return text[start:end]
 
 
-_LINE_OPEN = re.compile(r"^[ \t]*(?:" + _OPEN.pattern + ")", re.IGNORECASE | re.MULTILINE)
+_LINE_OPEN = lazy(r"^[ \t]*(?:" + _OPEN.pattern + ")", re.IGNORECASE | re.MULTILINE)
 
 
 def _leading_blocks(text: str, blocks: list[str], hows: list[str]) -> str:

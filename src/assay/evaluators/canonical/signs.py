@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import re
 
+from assay.core.lazy_pattern import lazy
+
 from .steps import Step, apply
 
 _UP = "▲↑🔺⬆📈△⇧"
 _DOWN = "▼↓🔻⬇📉▽⇩"
-_ARROW_BEFORE = re.compile(rf"([{_UP}{_DOWN}])\ufe0f?\s*([+-]?)(?=[$¥€£]?\s?\d|HK\$|US\$)")
-_ARROW_AFTER = re.compile(rf"(?<![\d.])(\d[\d,]*(?:\.\d+)?\s?%)\s*([{_UP}{_DOWN}])\ufe0f?")
+_ARROW_BEFORE = lazy(rf"([{_UP}{_DOWN}])\ufe0f?\s*([+-]?)(?=[$¥€£]?\s?\d|HK\$|US\$)")
+_ARROW_AFTER = lazy(rf"(?<![\d.])(\d[\d,]*(?:\.\d+)?\s?%)\s*([{_UP}{_DOWN}])\ufe0f?")
 _NUM = r"(?:(?:[$¥€£]|HK\$|US\$)?\s?\d[\d,]*(?:\.\d+)?\s?(?:%|pp|bp)?)"
 _BRACKETED = rf"[(（]\s*({_NUM})\s*[)）]"
 _CHANGE_LABEL = (r"(?:chg%?|change%?|net change|pct chg|涨跌幅|涨跌额|涨跌|变动|变化|p&l|pnl|fcf|"
@@ -27,15 +29,15 @@ _CHANGE_LABEL = (r"(?:chg%?|change%?|net change|pct chg|涨跌幅|涨跌额|涨�
 # change label or a year ("chg (0.34)", "涨跌幅 (0.81%)", "2022 (11.6)"), in a table cell
 # ("| (1.64%) |"), or as a pair of bracketed change and change % ("(4.25)  (4.30%)"). A bracket
 # after other words ("rose today (1.10%)", "占比（12.5%）", "Tax rate: (21%)") is a gloss.
-_ACCOUNTING = re.compile(
+_ACCOUNTING = lazy(
     rf"(?P<lead>(?<![A-Za-z]){_CHANGE_LABEL}[ \t]*(?:[:：=]|\b(?:of|was|is)\b|为|是)?[ \t]*|\|[ \t]*)"
     rf"{_BRACKETED}(?=[ \t]*(?:$|\||\n|[,，;；。]|\.(?:\s|$)|\s{{2}}))",
     re.MULTILINE | re.IGNORECASE)
-_PAIR = re.compile(rf"([$¥€£]?){_BRACKETED}([ \t]+(?:/[ \t]*)?|[ \t]*/[ \t]*){_BRACKETED}")
+_PAIR = lazy(rf"([$¥€£]?){_BRACKETED}([ \t]+(?:/[ \t]*)?|[ \t]*/[ \t]*){_BRACKETED}")
 # a currency sign outside the brackets is accounting style whatever stands before: "$(1.82)"
-_CURRENCY_BRACKET = re.compile(r"([$¥€£])[(（]\s*(\d[\d,]*(?:\.\d+)?)\s*[)）]")
+_CURRENCY_BRACKET = lazy(r"([$¥€£])[(（]\s*(\d[\d,]*(?:\.\d+)?)\s*[)）]")
 # before a bracketed number, these say it is a rise or a size, not an accounting negative
-_NOT_ACCOUNTING = re.compile(r"(?:涨|升|增|rose|up|gained|gain|rise|increase|yield|收益率|利率)\W{0,3}$",
+_NOT_ACCOUNTING = lazy(r"(?:涨|升|增|rose|up|gained|gain|rise|increase|yield|收益率|利率)\W{0,3}$",
                              re.IGNORECASE)
 
 
@@ -65,7 +67,7 @@ def _arrows(text: str) -> bool:
 
 # a change written with its sign, then its percent in brackets without one: "Chg -1.82
 # (0.35%)" — the percent moved the same way
-_SIGNED_THEN_PCT = re.compile(r"(?<![\w.])(-\s?[$¥€£]?\d[\d,]*(?:\.\d+)?)([ \t]*)[(（]\s*(\d[\d,]*"
+_SIGNED_THEN_PCT = lazy(r"(?<![\w.])(-\s?[$¥€£]?\d[\d,]*(?:\.\d+)?)([ \t]*)[(（]\s*(\d[\d,]*"
                               r"(?:\.\d+)?\s?%)\s*[)）]")
 
 UNIFORM = (

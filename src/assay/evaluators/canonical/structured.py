@@ -14,6 +14,8 @@ import re
 import warnings
 from typing import Any
 
+from assay.core.lazy_pattern import lazy
+
 # Abbreviations in keys, as words the readers know.
 _KEY_WORDS = {
     "pct": "percent", "chg": "change", "prev": "previous close", "px": "price", "hi": "high",
@@ -27,22 +29,22 @@ _ROW_KEYS = frozenset({"index", "level_0", "unnamed: 0", "row", "rownum", "#"})
 _NAME_KEYS = ("name", "ticker", "symbol", "instrument", "company", "stock", "code", "security",
               "index", "pair", "asset", "名称", "代码", "股票", "标的", "品种", "公司", "证券")
 # keys whose number a unit key scales ("value": 48.79, "unit": "万亿元")
-_AMOUNT_KEYS = re.compile(r"^(?:value|amount|total|figure|result|数值|金额|总额|数额|值)$",
+_AMOUNT_KEYS = lazy(r"^(?:value|amount|total|figure|result|数值|金额|总额|数额|值)$",
                           re.IGNORECASE)
 # keys whose value is the unit, scale or currency of the object's numbers
 _UNIT_KEYS = ("unit", "units", "scale", "单位", "量纲")
 _CURRENCY_KEYS = ("currency", "ccy", "币种", "货币")
 # keys whose numbers are labels (a year, a date, an id), never quantities
-_LABEL_KEY = re.compile(r"year|date|period|fy|quarter|month|day|time|id$|code|rank|年份|年度|日期|"
+_LABEL_KEY = lazy(r"year|date|period|fy|quarter|month|day|time|id$|code|rank|年份|年度|日期|"
                         r"期间|季度|月份|代码|排名", re.IGNORECASE)
-_NUMBER = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?")
-_TIME_KEY = re.compile(r"time|^ts$|时间", re.IGNORECASE)
-_DATE_KEY = re.compile(r"date|^dt$|日期", re.IGNORECASE)
-_HHMMSS = re.compile(r"(?:[01]\d|2[0-3])[0-5]\d(?:[0-5]\d)?")
-_YYYYMMDD = re.compile(r"(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])")
-_PERCENT_KEY = re.compile(r"pct|percent|perc\b|%|涨跌幅|幅", re.IGNORECASE)
-_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
-_DATED_KEY = re.compile(r"(?:19|20)\d{2}[-/.]\d{1,2}(?:[-/.]\d{1,2})?")
+_NUMBER = lazy(r"[-+]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?")
+_TIME_KEY = lazy(r"time|^ts$|时间", re.IGNORECASE)
+_DATE_KEY = lazy(r"date|^dt$|日期", re.IGNORECASE)
+_HHMMSS = lazy(r"(?:[01]\d|2[0-3])[0-5]\d(?:[0-5]\d)?")
+_YYYYMMDD = lazy(r"(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])")
+_PERCENT_KEY = lazy(r"pct|percent|perc\b|%|涨跌幅|幅", re.IGNORECASE)
+_CAMEL = lazy(r"(?<=[a-z])(?=[A-Z])")
+_DATED_KEY = lazy(r"(?:19|20)\d{2}[-/.]\d{1,2}(?:[-/.]\d{1,2})?")
 
 
 class _Raw(str):
@@ -168,8 +170,8 @@ def _nest(key: str) -> str:
                                  "output", "payload", "fields", "values", "items") else key
 
 
-_FENCE = re.compile(r"^[ \t]*```[ \t]*[A-Za-z0-9_+-]*[ \t]*$\n?", re.MULTILINE)
-_BOX = re.compile(r"\$*\s*\\(?:boxed|fbox)\s*\{")
+_FENCE = lazy(r"^[ \t]*```[ \t]*[A-Za-z0-9_+-]*[ \t]*$\n?", re.MULTILINE)
+_BOX = lazy(r"\$*\s*\\(?:boxed|fbox)\s*\{")
 
 
 def _unbox(text: str) -> str:
@@ -198,17 +200,17 @@ def _unbox(text: str) -> str:
 _LATEX = (("\\%", "%"), ("\\$", "$"), ("\\,", ""), ("\\;", " "), ("\\!", ""), ("\\approx", "约"),
           ("\\times", "×"), ("\\cdot", "×"), ("\\(", ""), ("\\)", ""), ("\\[", ""), ("\\]", ""),
           ("\\text", ""), ("\\mathrm", ""), ("\\textbf", ""), ("\\quad", " "))
-_LATEX_BRACES = re.compile(r"(?<![\w$])\{([^{}\n]{0,80})\}")
-_REPL_CODE = re.compile(r"^[ \t]*(?:>>>|\.\.\.|In \[\d*\]:)[^\n]*\n?", re.MULTILINE)
-_REPL_OUT = re.compile(r"^[ \t]*Out\[\d*\]:[ \t]*", re.MULTILINE)
+_LATEX_BRACES = lazy(r"(?<![\w$])\{([^{}\n]{0,80})\}")
+_REPL_CODE = lazy(r"^[ \t]*(?:>>>|\.\.\.|In \[\d*\]:)[^\n]*\n?", re.MULTILINE)
+_REPL_OUT = lazy(r"^[ \t]*Out\[\d*\]:[ \t]*", re.MULTILINE)
 # code-style keys only: snake_case, camelCase ("last_price:", "changePct ="), never a ticker or
 # an instrument written with a dot or digits ("BRK.B:", "Au99.99:")
-_KEY_LINE = re.compile(r"^([ \t]*(?:[-*•][ \t]*)?)([A-Za-z]+(?:_[A-Za-z]+)+|[a-z]+(?:[A-Z][a-z]+)+)"
+_KEY_LINE = lazy(r"^([ \t]*(?:[-*•][ \t]*)?)([A-Za-z]+(?:_[A-Za-z]+)+|[a-z]+(?:[A-Z][a-z]+)+)"
                        r"([ \t]*[:=])", re.MULTILINE)
 
 
 # where a structure can start: "{" before a quote, "[" before "{" (blanks allowed)
-_OPENER = re.compile(r"\{(?=\s*[\"'}])|\[(?=\s*\{)")
+_OPENER = lazy(r"\{(?=\s*[\"'}])|\[(?=\s*\{)")
 _MAX_TRIES = 64  # openers tried per answer: prose with braces costs no more than this
 
 
@@ -275,9 +277,9 @@ def _balanced(text: str, pos: int) -> int:
 # form is built: an invisible separator no rewrite reads; `canonical` removes it and keeps the
 # offset of the last one that prose follows (`Canonical.tool_end`).
 TOOL_END = "\u2063"
-_FENCED = re.compile(r"^[ \t]*```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)^[ \t]*```[ \t]*$\n?",
+_FENCED = lazy(r"^[ \t]*```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)^[ \t]*```[ \t]*$\n?",
                      re.MULTILINE | re.DOTALL)
-_CSV_LINE = re.compile(r"^[^,\n|]+(?:,[^,\n|]*)+$")
+_CSV_LINE = lazy(r"^[^,\n|]+(?:,[^,\n|]*)+$")
 
 
 def _csv_tables(text: str) -> str:
@@ -321,9 +323,9 @@ def _keep_last_tool_end(text: str) -> str:
     return "".join(parts)
 
 
-_CITE = re.compile(r"(?<=\S)\[\d{1,2}\]|\[\d{1,2}\](?=\[\d)|【\d{1,2}(?:[†:]\w*)?】")
-_CITE_LOOSE = re.compile(r"[ \t]\[\d{1,2}\](?=[\s.。,，;；:：]|$)")
-_SOURCE_LINE = re.compile(r"[ \t]*(?:[-*•][ \t]*)?(?:\[\d{1,2}\]|【\d{1,2}】|\^\d{1,2})[ \t:：.]?.*")
+_CITE = lazy(r"(?<=\S)\[\d{1,2}\]|\[\d{1,2}\](?=\[\d)|【\d{1,2}(?:[†:]\w*)?】")
+_CITE_LOOSE = lazy(r"[ \t]\[\d{1,2}\](?=[\s.。,，;；:：]|$)")
+_SOURCE_LINE = lazy(r"[ \t]*(?:[-*•][ \t]*)?(?:\[\d{1,2}\]|【\d{1,2}】|\^\d{1,2})[ \t:：.]?.*")
 
 
 def _citations(text: str) -> str:
@@ -346,13 +348,13 @@ def _citations(text: str) -> str:
     return _CITE_LOOSE.sub("", _CITE.sub("", body))
 
 
-_FOOTNOTE_DEF = re.compile(r"^[ \t]*\[\^[^\]\n]{1,20}\]:[^\n]*\n?", re.MULTILINE)
-_FOOTNOTE_REF = re.compile(r"\[\^[^\]\n]{1,20}\]")
+_FOOTNOTE_DEF = lazy(r"^[ \t]*\[\^[^\]\n]{1,20}\]:[^\n]*\n?", re.MULTILINE)
+_FOOTNOTE_REF = lazy(r"\[\^[^\]\n]{1,20}\]")
 
 
 # a tool's log line of key=value pairs: "symbol=603288.SH rt_last=38.77 rt_time=150002"
 _PAIR = r"[A-Za-z_][\w.]*=[^\s=,;]+"
-_LOGFMT = re.compile(rf"^[ \t]*({_PAIR}(?:[ \t,;]+{_PAIR})+)[ \t]*$", re.MULTILINE)
+_LOGFMT = lazy(rf"^[ \t]*({_PAIR}(?:[ \t,;]+{_PAIR})+)[ \t]*$", re.MULTILINE)
 
 
 def _logfmt(m: re.Match[str]) -> str:

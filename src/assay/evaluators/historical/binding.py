@@ -30,7 +30,8 @@ from . import periods as P
 from .keys import aliases, label_key, last_key, name_key, spellings
 from .quantities import Mention
 from .reference import KeyPoint, Reference
-from .tolerance import BENCHMARK, FAIL, PASS, UNSURE, Verdict, check
+from .rounding import BENCHMARK
+from .tolerance import FAIL, PASS, UNSURE, Verdict, check
 
 _HEDGED = re.compile(r"可能|也许|大概是|不确定|无法确认|无法确定|不能确定|猜测|(?<![a-z])(?:maybe|possibly|"
                      r"perhaps|might|not\s+sure|cannot\s+(?:verify|confirm)|can't\s+(?:verify|"

@@ -20,7 +20,8 @@ from . import wording as W
 from .kind import is_historical, version
 from .quantities import normalise, read_mentions
 from .reference import ReferenceError, parse_reference, question_decimals
-from .tolerance import BENCHMARK, FAIL, PASS, UNSURE, rounding_reading
+from .rounding import BENCHMARK, rounding_reading
+from .tolerance import FAIL, PASS, UNSURE
 
 __all__ = ["NAME", "HistoricalRubric", "is_historical", "version"]
 

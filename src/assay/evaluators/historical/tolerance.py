@@ -34,22 +34,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from assay.core.decimals import plain, round_half_up
-from assay.core.errors import ConfigError
 
 from .reference import ABSOLUTE, EQUAL, PERCENT, ROUNDING, STRICT, KeyPoint, Note
-
-BENCHMARK = "benchmark"
-STRICT_ROUNDING = "strict"
-ROUNDINGS = (BENCHMARK, STRICT_ROUNDING)
-
-
-def rounding_reading(rounding: str) -> str:
-    """`rounding` checked: one of ROUNDINGS, else a ConfigError naming them."""
-    if rounding not in ROUNDINGS:
-        raise ConfigError(f"finance-rubric: rounding must be one of {', '.join(ROUNDINGS)}, "
-                          f"not {rounding!r}")
-    return rounding
-
+from .rounding import BENCHMARK
 
 PASS = "pass"
 FAIL = "fail"

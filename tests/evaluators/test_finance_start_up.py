@@ -1,0 +1,53 @@
+"""`finance-rubric` loads the T2/T3 reader only for the first T2/T3 item: its modules compile
+their patterns at import, and a run of T1 items (the live-quote benchmark) paid for them once
+the `rounding` argument imported its check from the reader (BENCHMARKS.md, twelfth session).
+Checked in a fresh interpreter: this process has loaded every module already."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.process
+
+EXAMPLES = Path(__file__).parents[2] / "examples"
+PROBE = """
+import json, sys
+from assay.core.types import Answer, Item
+from assay.evaluators.finance import FinanceRubricEvaluator
+reader = [m for m in ("assay.evaluators.historical.reference",
+                      "assay.evaluators.historical.tolerance",
+                      "assay.evaluators.historical.evaluator")]
+loaded = lambda: [m for m in reader if m in sys.modules]
+e = FinanceRubricEvaluator(rounding="strict")
+out = {"built": loaded()}
+for row in json.loads(sys.argv[1]):
+    item = Item(id=row["prompt_id"], fields=row)
+    e.check(item, Answer(text=row["response"]))
+    out.setdefault("after", []).append(loaded())
+print(json.dumps(out))
+"""
+
+
+def _probe(rows: list[dict]) -> dict:
+    done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(rows, ensure_ascii=False)],
+                          capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_a_t1_item_never_loads_the_t2_t3_reader() -> None:
+    t1 = json.loads((EXAMPLES / "finsearch_t1_sample.json").read_text("utf-8"))[:3]
+    assert _probe(t1) == {"built": [], "after": [[], [], []]}
+
+
+def test_the_first_t2_t3_item_loads_it() -> None:
+    t23 = json.loads((EXAMPLES / "finsearch_t23_sample.json").read_text("utf-8"))[:1]
+    loaded = _probe(t23)
+    assert loaded["built"] == []
+    assert loaded["after"] == [["assay.evaluators.historical.reference",
+                                "assay.evaluators.historical.tolerance",
+                                "assay.evaluators.historical.evaluator"]]

@@ -9,9 +9,9 @@ abstained are `<skipped>`, each with the evaluator's reason, and so is `skipped`
 does not apply to the item: its when:). A reviewer's correction counts.
 
 A comparison (`assay compare --junit`): one suite per evaluator and compared run, a test case
-per item it applies to in both runs: a score lower than the baseline's is a failure, an item in one run only or without a
-score on one side is skipped (with which), and one more case, `[significance gate]`, fails only
-when the gate found the run significantly worse.
+per item it applies to in both runs: a score lower than the baseline's is a failure, an item in
+one run only or without a score on one side is skipped (with which), and one more case,
+`[significance gate]`, fails only when the gate found the run significantly worse.
 
 The files are checked against Jenkins' junit-10.xsd in the tests (tests/data/junit)."""
 

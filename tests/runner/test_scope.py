@@ -363,3 +363,38 @@ def test_the_python_api_takes_when(project: Path, monkeypatch: pytest.MonkeyPatc
         assay.evaluate(dataset=ITEMS, evaluators=["numeric", {"name": "exact",
                                                                "when": {"field": ""}}])
     assert str(err.value) == "evaluators[1].when.field: must be the name of an item field"
+
+
+def test_the_ui_and_the_report_show_skipped_apart(project: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from assay.web.app import create_app
+
+    done = cli("run", "spec.yaml", "--db", "sqlite:///u.db", "--run-id", "u1", cwd=project)
+    assert done.returncode == 0, done.stderr
+    ui = TestClient(create_app(open_engine(f"sqlite:///{project / 'u.db'}")),
+                    base_url="http://127.0.0.1:8600")
+    summary = ui.get("/api/runs/u1").json()["evaluators"]
+    assert {k: (v["items"], v["scored"], v["skipped"]) for k, v in summary.items()} == {
+        "numeric": (3, 3, 3), "exact": (2, 2, 4), "short": (3, 3, 3)}
+    page = ui.get("/runs/u1").text
+    assert '<th class="n" title="not applicable to these items (when:): outside items and the ' \
+           'mean">skipped</th>' in page
+    assert ('<td>numeric</td><td class="n">3</td><td class="n">3</td><td class="n">0.667</td>'
+            in page)
+    assert "<option >skipped</option>" in page or "<option>skipped</option>" in page
+    rows = ui.get("/api/runs/u1/results", params={"status": "skipped",
+                                                   "evaluator": "numeric"}).json()
+    assert sorted(r["item_id"] for r in rows["rows"]) == ["b", "d", "f"]
+    item = ui.get("/runs/u1/items/b").text
+    assert '<span class="status-skipped">(skipped)</span>' in item
+    assert item.count("review this score") == 2  # exact and short; nothing to review in numeric
+    refused = ui.post("/api/runs/u1/reviews", json={
+        "item_id": "b", "evaluator": "numeric", "score": 1, "reason": "r", "reviewer": "x"})
+    assert refused.status_code == 400
+    assert "numeric does not apply to item 'b' in run 'u1' (skipped)" in refused.text
+    report = cli("report", "u1", "--out", "r.html", "--db", "sqlite:///u.db", cwd=project)
+    assert report.returncode == 0, report.stderr
+    html = (project / "r.html").read_text("utf-8")
+    assert ">skipped</th>" in html and "not applicable: when: {reference: number} does not " \
+                                       "hold" in html

@@ -398,3 +398,32 @@ def test_the_ui_and_the_report_show_skipped_apart(project: Path) -> None:
     html = (project / "r.html").read_text("utf-8")
     assert ">skipped</th>" in html and "not applicable: when: {reference: number} does not " \
                                        "hold" in html
+
+
+def test_the_error_lines_docs_quote_are_the_real_ones(tmp_path: Path) -> None:
+    """docs/evaluators.md, Mixed datasets: each `error:` line it shows, made by a spec."""
+    from tests.conftest import ROOT
+
+    doc = (ROOT / "docs" / "evaluators.md").read_text("utf-8")
+    section = doc.split("## Mixed datasets")[1].split("\n## ")[0]
+    quoted = [line.strip().removeprefix("error: ") for line in section.splitlines()
+              if line.strip().startswith("error: spec.yaml")]
+    assert len(quoted) == 4
+    (tmp_path / "data.jsonl").write_text(json.dumps(
+        {"id": "q1", "input": "?", "reference_output": "1", "category": "a"}) + "\n", "utf-8")
+    head = "name: docs\ndataset: data.jsonl\ntarget: {name: rec, type: recorded}\n\n\n\n"
+    specs = [
+        "evaluators:\n  - exact\n  - {name: numeric, when: {reference: nmber}}\n",
+        "evaluators:\n  - exact\n  - {name: numeric, when: {feild: category}}\n",
+        "evaluators:\n  - exact\n  - numeric\n"
+        "  - {name: contains, args: {expected: x}, when: {field: category, equals: a, "
+        "in: [b]}}\n",
+        "evaluators:\n  - exact\n  - numeric\n"
+        "  - {name: contains, args: {expected: x}, when: {field: categry}}\n"]
+    got = []
+    for body in specs:
+        (tmp_path / "spec.yaml").write_text(head + body, "utf-8")
+        done = cli("run", "spec.yaml", "--db", "sqlite:///d.db", cwd=tmp_path)
+        assert done.returncode == 2
+        got.append(done.stderr.strip().removeprefix("error: "))
+    assert got == quoted

@@ -60,8 +60,9 @@ def print_aggregates(run_id: str, db: str | None, by: str | None) -> None:
     c = _console()
     c.print(agg_table("scores (95% CI: Wilson for 0/1 scores, else normal)", "evaluator",
                       list(agg.evaluators.items())))
-    for name, groups in agg.groups.items():
-        c.print(agg_table(f"{name} by {by}", str(by), sorted(groups.items())))
+    for name, groups in agg.groups.items():  # a group it applies to none of: no row
+        c.print(agg_table(f"{name} by {by}", str(by), sorted(
+            (g, a) for g, a in groups.items() if a.items or not a.skipped)))
     from .costs_view import print_costs
 
     run = repo.get_run(engine, run_id) or {}

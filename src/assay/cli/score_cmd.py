@@ -157,7 +157,8 @@ def _print_summary(console: Console, run_id: str, name: str, total: int,
             table.add_column(col, justify="left" if col == group_by else "right")
         _row(table, "all", tally, skipped)
         for label, t in sorted(summary.by_label.get(evaluator, {}).items()):
-            _row(table, label, t, skipped)
+            if t.items or not t.skipped:  # a group it applies to none of: no row
+                _row(table, label, t, skipped)
         console.print(table)
         if tally.cost is not None:
             console.print(f"{evaluator}: model cost {tally.cost:.4f} (from the model's price "

@@ -272,6 +272,8 @@ def test_a_mixed_dataset_scores_each_item_by_the_evaluators_that_apply(project: 
     assert replayed.stdout.count("100.0%") == 3
     # show: a skipped column, and the item's reason
     shown = cli("show", "m1", "--db", "sqlite:///m.db", cwd=project)
+    assert "evaluator numeric version " in shown.stdout
+    assert ", when: {field: category, equals: geo}" in shown.stdout
     head = next(line for line in shown.stdout.splitlines() if "evaluator" in line
                 and "items" in line)
     assert "skipped" in head

@@ -117,3 +117,23 @@ def test_demo_spec_baseline_agent_answers_from_recorded_quotes(tmp_path: Path) -
     assert "value 247.45 → last (via 最新价) truth 247.45, accepted 247.445 to 247.455: pass" \
         in r.stdout
     assert "rule (rounding): 仅允许四舍五入误差" in r.stdout
+
+
+def test_mixed_example_spec_scores_each_item_where_it_applies(tmp_path: Path) -> None:
+    """examples/specs/mixed.yaml (issue 28): numeric on the numbers, exact on the text, a
+    check on one category; the rest of each is skipped, outside its counts and mean."""
+    r = run("run", str(SPECS / "mixed.yaml"), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    db = sqlite3.connect(tmp_path / ".assay" / "assay.db")
+    rows = db.execute("SELECT evaluator, item_id, status, score FROM results WHERE run_id = ?",
+                      (run_id_of(r.stdout),)).fetchall()
+    scored = {(e, i): s for e, i, st, s in rows if st == "scored"}
+    assert scored == {
+        ("numeric", "m01"): 1.0, ("numeric", "m03"): 0.0, ("numeric", "m05"): 1.0,
+        ("numeric", "m07"): 1.0, ("exact", "m02"): 1.0, ("exact", "m04"): 0.0,
+        ("exact", "m06"): 1.0, ("names-author", "m08"): 1.0}
+    assert sorted(st for _, _, st, _ in rows) == ["scored"] * 8 + ["skipped"] * 16
+    summary = json.loads(db.execute("SELECT summary FROM runs").fetchone()[0])
+    assert {k: (v["items"], v["mean"], v["skipped"])
+            for k, v in summary["evaluators"].items()} == {
+        "numeric": (4, 0.75, 4), "exact": (3, 2 / 3, 5), "names-author": (1, 1.0, 7)}

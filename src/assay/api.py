@@ -26,10 +26,11 @@ import orjson
 
 from assay.core.errors import ConfigError
 from assay.core.registry import install_hint
-from assay.runner.evaluator_entries import parse_entry
+from assay.runner.evaluator_entries import EntryError, parse_entry
 from assay.runner.execute import run_experiment
 from assay.runner.pipeline import Progress
-from assay.runner.spec import DatasetSpec, ExperimentSpec
+from assay.runner.scope import Origin
+from assay.runner.spec import DatasetSpec, ExperimentSpec, located
 from assay.store import repo
 from assay.store.db import open_engine
 from assay.store.rows import result_record
@@ -111,7 +112,13 @@ async def aevaluate(dataset: str | Path | Sequence[dict[str, Any]], target: Targ
                     max_cost: float | None = None) -> Run:
     path = _dataset_path(dataset)
     t = _target(target)
-    evs = [parse_entry(e, Path.cwd()) for e in evaluators]  # names, {name, args}, {python}
+    evs = []
+    for i, e in enumerate(evaluators):  # names, {name, args, when}, {python}
+        try:
+            evs.append(parse_entry(e, Path.cwd()))
+        except EntryError as exc:  # said as the command line says it: evaluators[i].KEY
+            raise Origin(keys=("evaluators", i)).error(str(exc), *exc.keys) from None
+    located(evs, None, None)
     raw_target = {"name": t.name, "type": t.type, **{
         k: (f"{v.__module__}:{v.__qualname__}" if callable(v) else v)
         for k, v in t.options.items()}}

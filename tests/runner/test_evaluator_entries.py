@@ -81,7 +81,7 @@ def test_entries_with_args_python_and_paths(tmp_path: Path) -> None:
      "FILE:FUNCTION')"),
     ("  - {name: numeric, argz: {}}\n",
      "spec.yaml:4: evaluators[0].argz: unknown key (known: name, python, model, mapping, args, "
-     "label)"),
+     "label, when)"),
     ("  - {python: nowhere.py:f}\n",
      "spec.yaml:4: evaluators[0].python: python evaluator {tmp}/nowhere.py:f: no such file "
      "{tmp}/nowhere.py"),

@@ -70,6 +70,10 @@ def score(
     arg: Annotated[list[str] | None, typer.Option(
         "--arg", help="An evaluator argument, KEY=VALUE (a YAML scalar), or "
         "EVALUATOR.KEY=VALUE when several are given (repeatable).")] = None,
+    when: Annotated[list[str] | None, typer.Option(
+        "--when", help="Score only the items where a condition holds: KEY=VALUE of the "
+        "evaluator's when: (EVALUATOR.KEY=VALUE when several are given; repeatable), e.g. "
+        "--when numeric.reference=number; the others are skipped.")] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Write one JSON line per item and "
                                              "evaluator here.")] = None,
     field: Annotated[list[str] | None, typer.Option(
@@ -112,7 +116,8 @@ def score(
     from .score_cmd import CiOutputs, run_score
 
     code = run_score(dataset=dataset, responses=responses, resume=resume,
-                     evaluators=evaluator or ["finance-rubric"], args=arg or [], out=out,
+                     evaluators=evaluator or ["finance-rubric"], args=arg or [],
+                     when=when or [], out=out,
                      fields=field or [],
                      id_field=id_field, response_field=response_field, fail_under=fail_under,
                      group_by=by, db=db, quiet=quiet, judge_model=judge_model,

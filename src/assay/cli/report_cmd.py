@@ -38,14 +38,18 @@ def _ci(ci: tuple[float, float] | None) -> str:
 
 
 def agg_table(title: str, first: str, rows: list[tuple[str, Agg]]) -> Table:
+    """The figures of each row; a `skipped` column (results of evaluators that do not apply
+    to the item: outside `items` and the mean) when any row has some."""
     t = Table(title=title)
+    skipped = any(a.skipped for _, a in rows)
     for col in (first, "items", "scored", "mean", "95% CI", "null", "unscored", "abstained",
-                "error",
+                "error", *(["skipped"] if skipped else []),
                 "reviewed", "corrected mean"):
         t.add_column(col, justify="left" if col == first else "right")
     for name, a in rows:
         t.add_row(escape(name), str(a.items), str(a.scored), _pct(a.mean), _ci(a.ci),
-                  str(a.null), str(a.unscored), str(a.abstained), str(a.error), str(a.reviewed),
+                  str(a.null), str(a.unscored), str(a.abstained), str(a.error),
+                  *([str(a.skipped)] if skipped else []), str(a.reviewed),
                   _pct(a.corrected_mean) if a.reviewed else "–")
     return t
 
@@ -56,8 +60,9 @@ def print_aggregates(run_id: str, db: str | None, by: str | None) -> None:
     c = _console()
     c.print(agg_table("scores (95% CI: Wilson for 0/1 scores, else normal)", "evaluator",
                       list(agg.evaluators.items())))
-    for name, groups in agg.groups.items():
-        c.print(agg_table(f"{name} by {by}", str(by), sorted(groups.items())))
+    for name, groups in agg.groups.items():  # a group it applies to none of: no row
+        c.print(agg_table(f"{name} by {by}", str(by), sorted(
+            (g, a) for g, a in groups.items() if a.items or not a.skipped)))
     from .costs_view import print_costs
 
     run = repo.get_run(engine, run_id) or {}
@@ -119,6 +124,9 @@ def compare(run_ids: list[str], *, evaluators: list[str], targets: list[str], db
         if p.unscored_pairs:
             c.print(f"{escape(p.evaluator)} {p.other}: {p.unscored_pairs} paired item(s) "
                     "without a score on one side (null, unscored or error) are not compared")
+        if p.skipped:
+            c.print(f"{escape(p.evaluator)} {p.other}: {p.skipped} item(s) it does not apply "
+                    "to in one run or both (skipped, its when:) are not compared")
     return finish()
 
 

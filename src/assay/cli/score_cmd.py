@@ -64,6 +64,7 @@ def run_score(*, dataset: Path | None, responses: Path | None, evaluators: list[
               use_cache: bool = True, models_file: Path | None = None,
               jury: str | None = None, resume: str | None = None,
               ci: CiOutputs | None = None, args: list[str] | None = None,
+              when: list[str] | None = None,
               executor: str | None = None, max_cost: float | None = None,
               timeout_s: float | None = None, run_id: str | None = None) -> int:
     # A pipe or file gets full-width tables (Rich would squeeze long labels to 80 columns).
@@ -80,14 +81,14 @@ def run_score(*, dataset: Path | None, responses: Path | None, evaluators: list[
     if resume is None:
         if dataset is None:
             raise ConfigError("give a DATASET to score, or --resume RUN")
-        spec = score_spec(dataset, cli_entries(evaluators, args or []), responses=responses,
+        spec = score_spec(dataset, cli_entries(evaluators, args or [], when or []), responses=responses,
                           response_field=response_field, fields=parse_field_map(fields),
                           id_field=id_field, group_by=group_by, judge_model=judge_model,
                           jury=jury, executor=executor, max_cost=max_cost,
                           timeout_s=timeout_s)
-    elif dataset is not None or args or executor is not None or run_id is not None:
+    elif dataset is not None or args or when or executor is not None or run_id is not None:
         raise ConfigError("--resume continues a run as it was started: give no DATASET, "
-                          "--arg, --executor or --run-id")
+                          "--arg, --when, --executor or --run-id")
     engine = open_engine(db)
     # every file the run reads, the resumed run's too (its spec from the store)
     read = {**read_files(spec if spec is not None else prior_spec(engine, str(resume))),
@@ -139,21 +140,25 @@ def _fmt(mean: float | None) -> str:
     return "–" if mean is None else f"{mean:.3f}"
 
 
-def _row(table: Table, name: str, t: Tally) -> None:
+def _row(table: Table, name: str, t: Tally, skipped: bool) -> None:
     table.add_row(name, str(t.items), str(t.scored), _fmt(t.mean), str(t.null),
-                  str(t.unscored), str(t.abstained), str(t.error))
+                  str(t.unscored), str(t.abstained), str(t.error),
+                  *([str(t.skipped)] if skipped else []))
 
 
 def _print_summary(console: Console, run_id: str, name: str, total: int,
                    summary: Summary, group_by: str) -> None:
     for evaluator, tally in summary.overall.items():
         table = Table(title=f"{evaluator} on {name} ({total} items) — run {run_id}")
+        # items it does not apply to (when:): a column of their own, outside `items`
+        skipped = tally.skipped > 0
         for col in (group_by, "items", "scored", "mean", "null", "unscored", "abstained",
-                    "error"):
+                    "error", *(["skipped"] if skipped else [])):
             table.add_column(col, justify="left" if col == group_by else "right")
-        _row(table, "all", tally)
+        _row(table, "all", tally, skipped)
         for label, t in sorted(summary.by_label.get(evaluator, {}).items()):
-            _row(table, label, t)
+            if t.items or not t.skipped:  # a group it applies to none of: no row
+                _row(table, label, t, skipped)
         console.print(table)
         if tally.cost is not None:
             console.print(f"{evaluator}: model cost {tally.cost:.4f} (from the model's price "

@@ -63,6 +63,16 @@ def _pct(values: list[float], q: float) -> str:
     return f"{values[min(len(values) - 1, int(q * len(values)))]:.3f}"
 
 
+def _when_text(recorded: Any) -> str:
+    """An evaluator's `when:` as the manifest keeps it, in one line (`{reference: number}`)."""
+    from assay.runner.scope import parse_when
+
+    try:
+        return parse_when(recorded).text()
+    except ConfigError:
+        return str(recorded)
+
+
 def show_run(run_id: str, db: str | None, by: str | None = None) -> None:
     engine = open_engine(db)
     row = _run_or_fail(engine, run_id)
@@ -86,7 +96,8 @@ def show_run(run_id: str, db: str | None, by: str | None = None) -> None:
             "url") or t.get("function") or t.get("command") or t.get("field")
         c.print(f"target {escape(name)}: {t.get('type')} {escape(str(what))}")
     for ev in m.get("evaluators") or []:
-        c.print(f"evaluator {escape(ev['name'])} version {ev['version']}")
+        when = f", when: {_when_text(ev['when'])}" if ev.get("when") else ""
+        c.print(f"evaluator {escape(ev['name'])} version {ev['version']}{escape(when)}")
     ex = m.get("executor")
     if isinstance(ex, dict):  # executor: ray — what ran on the workers, what was sent again
         moved = [*ex.get("targets", []), *ex.get("evaluators", [])]

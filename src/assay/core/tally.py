@@ -36,6 +36,8 @@ class Tally:
     unscored: int = 0
     abstained: int = 0  # a code evaluator could not decide (candidates in its evidence)
     error: int = 0
+    # not applicable (status `skipped`): outside `items`, the counts and the mean
+    skipped: int = 0
     # after reviewers' corrections
     c_scored: int = 0
     c_total: float = 0.0
@@ -45,7 +47,12 @@ class Tally:
 
     def add(self, status: str, score: float | None,
             corrected: float | str | None = "none") -> None:
-        """One result; `corrected` is a reviewer's score (None: no score), "none": no review."""
+        """One result; `corrected` is a reviewer's score (None: no score), "none": no review.
+        A `skipped` result (the evaluator does not apply to the item) is only counted as
+        such: it is no item of this evaluator's, and a review of it changes nothing."""
+        if status == "skipped":
+            self.skipped += 1
+            return
         self.items += 1
         if status == "scored" and score is not None:
             self.scored += 1
@@ -103,7 +110,7 @@ class Tally:
             "ci95": list(self.ci) if self.ci else None,
             "ci_method": "wilson" if self.binary else "normal",
             "null": self.null, "unscored": self.unscored, "abstained": self.abstained,
-            "error": self.error,
+            "error": self.error, "skipped": self.skipped,
             "reviewed": self.reviewed, "corrected_mean": self.corrected_mean,
             "corrected_ci95": list(self.corrected_ci) if self.corrected_ci else None}
         if self.cost is not None:

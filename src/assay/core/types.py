@@ -26,6 +26,9 @@ class ScoreStatus(StrEnum):
     # a code evaluator found two readings of the answer that decide differently: it says so,
     # with the candidates in the evidence, and never guesses; hybrids hand these to an LLM
     ABSTAINED = "abstained"
+    # the evaluator does not apply to this item (its `when:`, or the item's `evaluators` /
+    # `skip_evaluators` field): recorded, never a 0, and left out of its counts and mean
+    SKIPPED = "skipped"
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +121,13 @@ class Score:
         """A code evaluator could not decide: the candidate readings go in the evidence."""
         return cls(None, ScoreStatus.ABSTAINED, reason, evaluator, version,
                    evidence={**(evidence or {}), "candidates": candidates})
+
+    @classmethod
+    def skip(cls, reason: str, evaluator: str, version: str, *,
+             evidence: dict[str, Any] | None = None) -> Score:
+        """The evaluator does not apply to this item: not scored, not an error."""
+        return cls(None, ScoreStatus.SKIPPED, reason, evaluator, version,
+                   evidence=evidence or {})
 
     def as_record(self, item_id: str) -> dict[str, Any]:
         """The JSON-lines shape `assay score --out` writes."""

@@ -1,6 +1,8 @@
 """Several judges on one item, combined. Each member's score is kept as its own result; the
 jury's result lists them. Only scored members vote: a null, unscored or failed member is
-listed but does not count. A majority tie is `unscored` ("tie"), never a coin flip."""
+listed but does not count; a member that does not apply to the item (`skipped`) is left out,
+and when none applies the jury's result is `skipped` too. A majority tie is `unscored`
+("tie"), never a coin flip."""
 
 from __future__ import annotations
 
@@ -21,6 +23,9 @@ def combine(method: str, members: list[Score]) -> Score:
     if method not in METHODS:
         raise ConfigError(f"unknown jury method '{method}' (use {' or '.join(METHODS)})")
     name = jury_name(method)
+    if members and all(m.status == ScoreStatus.SKIPPED for m in members):
+        return Score.skip("not applicable: no member judge applies to this item", name, method)
+    members = [m for m in members if m.status != ScoreStatus.SKIPPED]
     votes = [m for m in members if m.status == ScoreStatus.SCORED and m.value is not None]
     evidence = {"method": method, "members": [
         {"evaluator": m.evaluator, "score": m.value, "status": str(m.status)} for m in members]}

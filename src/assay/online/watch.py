@@ -206,6 +206,7 @@ async def _watch(session: RunSession, spec: WatchSpec, existing: dict[str, Any] 
                  heartbeat_s: float = HEARTBEAT_S) -> WatchResult:
     engine, run_id, factory = session.engine, session.run_id, session.factory
     evaluators = session.evaluators(spec.evaluators)
+    scope = session.scope(spec.evaluators, evaluators)  # traces come later: asked per trace
     try:  # before anything listens (each trace's results would collide in the store)
         names_once(evaluators)
     except ConfigError as exc:
@@ -217,7 +218,7 @@ async def _watch(session: RunSession, spec: WatchSpec, existing: dict[str, Any] 
         source={"otlp": f"{spec.host}:{spec.port}"}, sample=spec.sample, seed=spec.seed,
         filter=spec.filter, rubric=spec.rubric, quiet_s=spec.quiet_s, queue=spec.queue,
         targets={TARGET: OnlineTarget().public()}, models=factory.public_models(),
-        evaluators=evaluator_records(evaluators),
+        evaluators=evaluator_records(evaluators, scope),
         ground_truth=ground_truth_record(truth_cfg, capture), repeats=1, jury=spec.jury)
     did = online.dataset_id(run_id)
     counters = Counters()
@@ -235,7 +236,7 @@ async def _watch(session: RunSession, spec: WatchSpec, existing: dict[str, Any] 
     pipeline = SamplePipeline(run_id, evaluators=evaluators, writer=writer,
                               progress=Progress(), capture=capture,
                               truth_mode=truth_cfg.mode, jury=spec.jury,
-                              timeout_s=spec.timeout_s)
+                              timeout_s=spec.timeout_s, scope=scope)
     service = _Service(engine, spec, run_id, did, pipeline, writer, counters, capture,
                        stop, token)
     writer.on_refused = service.refused
@@ -302,6 +303,11 @@ def _check_same(run_id: str, before: dict[str, Any], now: dict[str, Any]) -> Non
         raise ConfigError(f"online run {run_id}: the evaluators changed since it started "
                           f"({', '.join(names)}); give the spec a new name to start another "
                           "online run")
+    for old, new in zip(before.get("evaluators", []), now.get("evaluators", []), strict=True):
+        if old.get("when") != new.get("when"):  # which items it scores, as it started
+            raise ConfigError(f"online run {run_id}: the 'when' of evaluator {old['name']} "
+                              "changed since it started; give the spec a new name to start "
+                              "another online run")
 
 
 @contextmanager

@@ -1,6 +1,7 @@
 """Aggregates of a run, read from the store: per evaluator (per target too when a run has
 several), the mean or pass rate with a 95 % interval — Wilson for 0/1 scores, normal
-approximation otherwise — counts of null, unscored and error, the same after reviewers'
+approximation otherwise — counts of null, unscored, abstained, error and skipped (not
+applicable: outside the counts and the mean), the same after reviewers'
 corrections, a breakdown by any item field, and tokens, cost and latency percentiles."""
 
 from __future__ import annotations
@@ -85,6 +86,9 @@ def summary_by_evaluator(engine: Engine, run_id: str) -> dict[str, Agg]:
     out: dict[str, Agg] = {}
     for target, evaluator, status, n, total, sq, odd in rows:
         a = out.setdefault(f"{target} · {evaluator}" if several else evaluator, Agg())
+        if status == "skipped":  # not applicable to these items: outside items and mean
+            a.skipped += n
+            continue
         a.items += n
         if status == "scored":
             a.scored += n
@@ -106,6 +110,8 @@ def summary_by_evaluator(engine: Engine, run_id: str) -> dict[str, Agg]:
                 continue
             a = out[f"{key[1]} · {key[3]}" if several else key[3]]
             score, status = raw[key]
+            if status == "skipped":  # as Tally.add: a review of it changes nothing
+                continue
             a.reviewed += 1
             if status == "scored" and score is not None:  # take the raw score out …
                 a.c_scored -= 1

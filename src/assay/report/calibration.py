@@ -135,7 +135,12 @@ def calibrate(results: list[dict[str, Any]], *, judge: str, rubric: str = RUBRIC
     reason) of one run holding both evaluators."""
     rules: dict[Key, dict[str, Any]] = {}
     judged: dict[Key, dict[str, Any]] = {}
+    # a sample either of them does not apply to (`skipped`) is no evidence about the judge
+    away = {_key(row) for row in results if row.get("status") == "skipped"
+            and row["evaluator"] in (rubric, judge)}
     for row in results:
+        if _key(row) in away:
+            continue
         if row["evaluator"] == rubric:
             rules[_key(row)] = row
         elif row["evaluator"] == judge:

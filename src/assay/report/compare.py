@@ -36,6 +36,9 @@ class Pairing:
     only_base: list[str] = field(default_factory=list)
     only_other: list[str] = field(default_factory=list)
     unscored_pairs: int = 0  # paired items where either side has no score
+    # items the evaluator does not apply to (`skipped`, its when:) in either run: not compared,
+    # and counted nowhere else
+    skipped: int = 0
     lost: list[str] = field(default_factory=list)  # scored in the baseline, not in this run
 
     def as_dict(self) -> dict[str, Any]:
@@ -43,8 +46,9 @@ class Pairing:
 
 
 def run_scores(engine: Engine, run_id: str, target: str | None
-               ) -> tuple[dict[str, dict[Key, float | None]], set[str]]:
-    """evaluator → (item, epoch) → corrected score (None when not scored)."""
+               ) -> tuple[dict[str, dict[Key, float | None]], set[str], dict[str, set[Key]]]:
+    """evaluator → (item, epoch) → corrected score (None when not scored); the run's targets;
+    evaluator → the (item, epoch) it does not apply to (`skipped`: left out of the first)."""
     repo.require_run(engine, run_id)
     reviews = repo.latest_reviews(engine, run_id)
     rows = stored.sample_scores(engine, run_id)
@@ -53,13 +57,18 @@ def run_scores(engine: Engine, run_id: str, target: str | None
         raise ConfigError(f"run '{run_id}' has several targets ({', '.join(sorted(targets))})"
                           f": choose one with --target")
     out: dict[str, dict[Key, float | None]] = {}
+    skipped: dict[str, set[Key]] = {}
     for r in rows:
         if target is not None and r.target != target:
+            continue
+        if r.status == "skipped":
+            skipped.setdefault(r.evaluator, set()).add((r.item_id, r.epoch))
+            out.setdefault(r.evaluator, {})
             continue
         review = reviews.get((r.item_id, r.target, r.epoch, r.evaluator))
         value = review["score"] if review else (r.score if r.status == "scored" else None)
         out.setdefault(r.evaluator, {})[(r.item_id, r.epoch)] = value
-    return out, targets
+    return out, targets, skipped
 
 
 def compare_runs(engine: Engine, run_ids: list[str], *, evaluators: list[str] | None = None,
@@ -69,18 +78,23 @@ def compare_runs(engine: Engine, run_ids: list[str], *, evaluators: list[str] | 
     if len(run_ids) < 2:
         raise ConfigError("compare needs two runs or more (the first is the baseline)")
     tsel = targets or [None] * len(run_ids)
-    loaded = [run_scores(engine, rid, t)[0] for rid, t in zip(run_ids, tsel, strict=True)]
-    base_id, base = run_ids[0], loaded[0]
+    read = [run_scores(engine, rid, t) for rid, t in zip(run_ids, tsel, strict=True)]
+    loaded = [r[0] for r in read]
+    base_id, base, base_skipped = run_ids[0], loaded[0], read[0][2]
     names = evaluators or [e for e in base if all(e in other for other in loaded[1:])]
     if not names:
         raise ConfigError("the runs share no evaluator (name them with --evaluator)")
     out: list[Pairing] = []
-    for other_id, other in zip(run_ids[1:], loaded[1:], strict=True):
+    for (other_id, other), (_, _, other_skipped) in zip(
+            zip(run_ids[1:], loaded[1:], strict=True), read[1:], strict=True):
         for name in names:
             if name not in base or name not in other:
                 raise ConfigError(f"evaluator '{name}' is not in both {base_id} and {other_id}")
-            a, b = base[name], other[name]
-            p = Pairing(name, base_id, other_id, ci_level=level)
+            # an item it does not apply to in either run is compared nowhere
+            away = base_skipped.get(name, set()) | other_skipped.get(name, set())
+            a = {k: v for k, v in base[name].items() if k not in away}
+            b = {k: v for k, v in other[name].items() if k not in away}
+            p = Pairing(name, base_id, other_id, ci_level=level, skipped=len(away))
             p.only_base = sorted(f"{i}" + (f"#{e}" if e else "") for i, e in a.keys() - b.keys())
             p.only_other = sorted(f"{i}" + (f"#{e}" if e else "") for i, e in
                                   b.keys() - a.keys())

@@ -107,6 +107,8 @@ def _left_out(p: Pairing) -> str:
     if p.unscored_pairs:
         lost = f" ({len(p.lost)} scored in {p.baseline} but not in {p.other})" if p.lost else ""
         parts.append(f"{p.unscored_pairs} without a score on one side{lost}")
+    if p.skipped:
+        parts.append(f"{p.skipped} it does not apply to (skipped)")
     return ("; left out of the test: " + ", ".join(parts)) if parts else ""
 
 

@@ -56,13 +56,16 @@ def _num(x: float | None) -> str:
 def run_summary(run_id: str, name: str, total: int, overall: Mapping[str, Tally],
                 gate_lines: list[str]) -> str:
     """Markdown for a run: its evaluators' figures, then the --fail-under verdict if any."""
+    skipped = any(t.skipped for t in overall.values())  # not applicable: a column if any
     out = [f"## Assay run `{run_id}` — {_cell(name)} ({total} items)", "",
-           "| evaluator | items | scored | mean | 95% CI | null | unscored | abstained | error |",
-           "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+           "| evaluator | items | scored | mean | 95% CI | null | unscored | abstained | error |"
+           + (" skipped |" if skipped else ""),
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|" if skipped else "")]
     for evaluator, t in overall.items():
         ci = "–" if t.ci is None else f"[{t.ci[0]:.3f}, {t.ci[1]:.3f}]"
         out.append(f"| {_cell(evaluator)} | {t.items} | {t.scored} | {_num(t.mean)} | {ci} | "
-                   f"{t.null} | {t.unscored} | {t.abstained} | {t.error} |")
+                   f"{t.null} | {t.unscored} | {t.abstained} | {t.error} |"
+                   + (f" {t.skipped} |" if skipped else ""))
     out.append("")
     out.extend(f"- {_cell(line)}" for line in gate_lines)
     return "\n".join(out) + "\n"

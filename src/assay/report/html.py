@@ -47,7 +47,8 @@ def item_rows(engine: Engine, run_id: str, limit: int) -> tuple[list[dict[str, A
     run = repo.get_run(engine, run_id)
     assert run is not None
     res = repo.list_results(engine, run_id)
-    order = {"error": 0, "abstained": 1, "unscored": 2, "null": 3}
+    # failures first; results of evaluators that do not apply to the item (skipped) last
+    order = {"error": 0, "abstained": 1, "unscored": 2, "null": 3, "skipped": 5}
     res.sort(key=lambda r: (order.get(r["status"], 3 if (r["score"] or 0) < 1 else 4),
                             r["item_id"]))
     chosen = res[:limit]

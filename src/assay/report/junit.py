@@ -5,12 +5,13 @@ A run (`assay run` / `assay score --junit`): one suite per evaluator (and target
 several), classname `RUN/EVALUATOR` (`RUN/TARGET/EVALUATOR`), name the item id (`ID#EPOCH` when
 the run has repeats). A scored item passes at its full score, or at `threshold` when one is
 given; below it is a `<failure>`; an `error` status is an `<error>`; null, unscored and
-abstained are `<skipped>`, each with the evaluator's reason. A reviewer's correction counts.
+abstained are `<skipped>`, each with the evaluator's reason, and so is `skipped` (the evaluator
+does not apply to the item: its when:). A reviewer's correction counts.
 
 A comparison (`assay compare --junit`): one suite per evaluator and compared run, a test case
-per item: a score lower than the baseline's is a failure, an item in one run only or without a
-score on one side is skipped (with which), and one more case, `[significance gate]`, fails only
-when the gate found the run significantly worse.
+per item it applies to in both runs: a score lower than the baseline's is a failure, an item in
+one run only or without a score on one side is skipped (with which), and one more case,
+`[significance gate]`, fails only when the gate found the run significantly worse.
 
 The files are checked against Jenkins' junit-10.xsd in the tests (tests/data/junit)."""
 
@@ -129,11 +130,14 @@ def run_junit(engine: Engine, run_id: str, *, threshold: float | None = None) ->
     return _document(suites, f"assay run {run_id}")
 
 
-def _compare_cases(p: Pairing, base: dict[Key, float | None], other: dict[Key, float | None]
-                   ) -> list[_Case]:
-    repeats = any(e for _, e in base.keys() | other.keys())
+def _compare_cases(p: Pairing, base: dict[Key, float | None], other: dict[Key, float | None],
+                   skipped: set[Key] | None = None) -> list[_Case]:
+    """`skipped`: the items the evaluator does not apply to in either run (none: no case)."""
+    away = skipped or set()
+    keys = (base.keys() | other.keys()) - away
+    repeats = any(e for _, e in keys)
     cases = []
-    for key in sorted(base.keys() | other.keys()):
+    for key in sorted(keys):
         name = _label(key[0], key[1], repeats)
         if key not in other:
             cases.append(_Case(name, "skipped", f"only in the baseline {p.baseline}, not in "
@@ -160,10 +164,13 @@ def compare_junit(engine: Engine, run_ids: list[str], pairs: list[Pairing],
     """A comparison as JUnit XML: `run_ids` and `targets` as `compare_runs` was given them,
     `verdicts` in the order of its `pairs`."""
     tsel = targets or [None] * len(run_ids)
-    loaded = {rid: run_scores(engine, rid, t)[0] for rid, t in zip(run_ids, tsel, strict=True)}
+    read = {rid: run_scores(engine, rid, t) for rid, t in zip(run_ids, tsel, strict=True)}
     suites = []
     for p, v in zip(pairs, verdicts, strict=True):
-        cases = _compare_cases(p, loaded[p.baseline][p.evaluator], loaded[p.other][p.evaluator])
+        away = read[p.baseline][2].get(p.evaluator, set()) | read[p.other][2].get(p.evaluator,
+                                                                                 set())
+        cases = _compare_cases(p, read[p.baseline][0][p.evaluator],
+                               read[p.other][0][p.evaluator], away)
         kind = {"worse": "failure", "dropped": "failure",
                 "undecided": "skipped"}.get(v.outcome, "pass")
         cases.append(_Case(GATE_CASE, kind, v.line))

@@ -10,6 +10,8 @@ from assay.core.types import Answer, Item
 from assay.evaluators.base import Evaluator
 from assay.targets.base import Target, answers_recorded
 
+from .scope import Scope
+
 
 def names_once(evaluators: Sequence[Evaluator]) -> None:
     """Each evaluator's scores are kept under its name: two of one name would collide."""
@@ -20,12 +22,14 @@ def names_once(evaluators: Sequence[Evaluator]) -> None:
 
 
 def check_evaluators(evaluators: Sequence[Evaluator], items: Sequence[Item], path: str, *,
-                     truth_captured: bool) -> None:
+                     truth_captured: bool, scope: Scope | None = None) -> None:
+    """`scope`: which evaluator scores which item; a field is needed by the items an evaluator
+    applies to (runner/scope.py), not by those it skips."""
     if not evaluators:
         raise ConfigError("no evaluator given")
     names_once(evaluators)
     for ev in evaluators:
-        lacking = [set(ev.lacking(it)) for it in items]
+        lacking = [set(ev.lacking(it)) for it in _applying(ev, items, scope)]
         for name in sorted(set.intersection(*lacking) if lacking else set()):
             if truth_captured and name == "ground_truth":
                 continue  # captured for each sample while the run goes
@@ -80,9 +84,16 @@ def _example(ids: Sequence[str]) -> str:
     return f"e.g. {ids[0]!r}" if ids else "none"
 
 
+def _applying(ev: Evaluator, items: Sequence[Item], scope: Scope | None) -> Sequence[Item]:
+    if scope is None:
+        return items
+    return [it for it in items if scope.skip(ev.name, "", it) is None]
+
+
 def check_fillable(targets: Sequence[Target], evaluators: Sequence[Evaluator],
-                   items: Sequence[Item], path: str) -> None:
-    """Every prompt a target or judge will send must be fillable before any call is made."""
+                   items: Sequence[Item], path: str, *, scope: Scope | None = None) -> None:
+    """Every prompt a target or judge will send must be fillable before any call is made (a
+    judge's, for the items it applies to)."""
     for t in targets:
         build = getattr(t, "messages", None) or getattr(t, "request_body", None)
         if build is None:
@@ -96,7 +107,7 @@ def check_fillable(targets: Sequence[Target], evaluators: Sequence[Evaluator],
     for ev in evaluators:
         if ev.deterministic:
             continue  # code evaluators send no prompt
-        for item in items:
+        for item in _applying(ev, items, scope):
             if not ev.lacking(item):
                 try:
                     ev.prompts(item, placeholder)

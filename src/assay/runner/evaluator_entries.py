@@ -5,6 +5,7 @@
     - coze-correctness@judge                  a judge and its model
     - {name: numeric, args: {abs: 0.01}}      a check and its arguments
     - {python: checks.py:price_ok, args: {tolerance: 0.02}, label: price}
+    - {name: numeric, when: {reference: number}}   only where it applies (runner/scope.py)
 
 Paths (a custom check's file, a json-schema file) are relative to the spec's folder. A code
 evaluator is built once here, so a bad argument (an unknown one, a regex that does not compile,
@@ -25,12 +26,16 @@ from assay.evaluators.build import TEMPLATE_SUFFIXES
 from assay.evaluators.builtin.custom import PREFIX, split_ref
 from assay.evaluators.registry import EVALUATORS
 
+from .scope import Origin, When, WhenModel
+
 
 @dataclass
 class EvaluatorSpec:
     name: str  # as `assay score -e` takes it: `finance-rubric`, `coze-correctness@judge`
     mapping: dict[str, str] = field(default_factory=dict)
     args: dict[str, Any] = field(default_factory=dict)  # the registry entry's arguments
+    when: When | None = None  # the items it scores (None: all of them)
+    origin: Origin = field(default_factory=Origin)  # where the entry was written
 
 
 class EntryError(ConfigError):
@@ -53,6 +58,8 @@ class EvaluatorEntry(SpecModel):
         {}, description="a mapping of VARIABLE: FIELD")
     args: dict[str, Any] | None = Field(None, description="a mapping of NAME: VALUE")
     label: Any = None
+    when: WhenModel | None = Field(
+        None, description="a condition: a mapping with reference, field, not, any or all")
     _spec: EvaluatorSpec = PrivateAttr()
 
     @model_validator(mode="before")
@@ -73,6 +80,7 @@ class EvaluatorEntry(SpecModel):
                 if self.python is None:
                     raise EntryError("must be FILE.py:FUNCTION", "python")
                 self._spec = _python(self.python, self.args, self.label, base, "python")
+                self._spec.when = self.when.build() if self.when is not None else None
                 return self
             name = str(self.name) + (f"@{self.model}" if self.model else "")
             spec = EvaluatorSpec(name, dict(self.mapping), dict(self.args or {}))
@@ -83,6 +91,7 @@ class EvaluatorEntry(SpecModel):
                        "label" if "label" in self.model_fields_set else None)
         except EntryError as exc:
             raise problem(str(exc), *exc.keys) from None
+        spec.when = self.when.build() if self.when is not None else None
         self._spec = spec
         return self
 
@@ -154,31 +163,25 @@ def _try_build(spec: EvaluatorSpec, key: str | None) -> None:
 
 # -- the command line: -e NAME --arg [NAME.]KEY=VALUE ---------------------------------------
 
-def cli_entries(evaluators: list[str], arg_specs: list[str]) -> list[str | dict[str, Any]]:
-    """`-e` names and `--arg` settings as spec entries. `--arg KEY=VALUE` goes to the one
-    evaluator given, or to NAME's with `--arg NAME.KEY=VALUE`; values read as YAML scalars
-    (`0.01` a number, `true` a boolean, `[a, b]` a list). A custom check's file is made
-    absolute, so a resumed run finds it from anywhere."""
+def cli_entries(evaluators: list[str], arg_specs: list[str],
+                when_specs: list[str] | None = None) -> list[str | dict[str, Any]]:
+    """`-e` names, `--arg` settings and `--when` conditions as spec entries. `--arg KEY=VALUE`
+    goes to the one evaluator given, or to NAME's with `--arg NAME.KEY=VALUE`; values read as
+    YAML scalars (`0.01` a number, `true` a boolean, `[a, b]` a list). `--when KEY=VALUE`
+    (or `--when NAME.KEY=VALUE`) is a key of that evaluator's `when:` condition, so
+    `--when numeric.reference=number` is `{name: numeric, when: {reference: number}}`. A
+    custom check's file is made absolute, so a resumed run finds it from anywhere."""
     given: list[tuple[str, dict[str, Any]]] = [(e, {}) for e in evaluators]  # twice stays
     for spec in arg_specs:
-        key, sep, text = spec.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise ConfigError(f"--arg takes KEY=VALUE (or EVALUATOR.KEY=VALUE), got '{spec}'")
-        owner, dot, name = key.rpartition(".")
-        target = _owner(owner, evaluators) if dot else None  # the first of that name
-        if target is None:
-            if dot and owner:
-                raise ConfigError(f"--arg {spec}: no evaluator '{owner}' among -e "
-                                  f"{', '.join(evaluators)}")
-            if len(evaluators) != 1:
-                raise ConfigError(f"--arg {spec}: several evaluators are given "
-                                  f"({', '.join(evaluators)}); write --arg EVALUATOR.{key}="
-                                  f"{text}")
-            target, name = 0, key
-        given[target][1][name] = _value(name, text)
+        target, name, value = _setting("--arg", spec, evaluators)
+        given[target][1][name] = value
+    conditions: dict[int, dict[str, Any]] = {}
+    for spec in when_specs or []:
+        target, name, value = _setting("--when", spec, evaluators)
+        conditions.setdefault(target, {})[name] = value
     out: list[str | dict[str, Any]] = []
-    for e, args in given:
+    for i, (e, args) in enumerate(given):
+        when = {"when": conditions[i]} if i in conditions else {}
         if e.startswith(PREFIX):
             path, function = split_ref(e.removeprefix(PREFIX))
             entry: dict[str, Any] = {"python": f"{Path(path).resolve()}:{function}"}
@@ -187,23 +190,46 @@ def cli_entries(evaluators: list[str], arg_specs: list[str]) -> list[str | dict[
                 entry["args"] = args
             if label is not None:
                 entry["label"] = label
-            out.append(entry)
-        elif args:
+            out.append({**entry, **when})
+        elif args or when:
             name, at, model = e.partition("@")
-            out.append({"name": name, **({"model": model} if at else {}), "args": args})
+            out.append({"name": name, **({"model": model} if at else {}),
+                        **({"args": args} if args else {}), **when})
         else:
             out.append(e)
     return out
 
 
+def _setting(option: str, spec: str, evaluators: list[str]) -> tuple[int, str, Any]:
+    """`[EVALUATOR.]KEY=VALUE` of `--arg` or `--when`: which evaluator (its index among
+    `-e`), the key, and the value read as a YAML scalar."""
+    key, sep, text = spec.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise ConfigError(f"{option} takes KEY=VALUE (or EVALUATOR.KEY=VALUE), got '{spec}'")
+    owner, dot, name = key.rpartition(".")
+    target = _owner(owner, evaluators) if dot else None  # the first of that name
+    if target is None:
+        if dot and owner:
+            raise ConfigError(f"{option} {spec}: no evaluator '{owner}' among -e "
+                              f"{', '.join(evaluators)}")
+        if len(evaluators) != 1:
+            raise ConfigError(f"{option} {spec}: several evaluators are given "
+                              f"({', '.join(evaluators)}); write {option} EVALUATOR.{key}="
+                              f"{text}")
+        target, name = 0, key
+    return target, name, _value(name, text)
+
+
 def _value(key: str, text: str) -> Any:
     """A YAML scalar, except where reading one would change the text: a regex pattern
-    ("[0-9]+" is no list) and an expected answer ("007" is no octal 7), unless it is a list."""
+    ("[0-9]+" is no list) and an expected answer or a `when:` value to equal ("007" is no
+    octal 7), unless it is a list."""
     try:
         value = yaml.safe_load(text) if text.strip() else ""
     except yaml.YAMLError:
         return text  # "[0-9" stays text; the check says what is wrong with it
-    if key == "pattern" or (key == "expected" and not isinstance(value, list)):
+    if key == "pattern" or (key in ("expected", "equals") and not isinstance(value, list)):
         return text
     return value
 

@@ -41,6 +41,7 @@ from .manifest import build_manifest
 from .overrides import Overrides, apply_overrides
 from .pipeline import Progress, SamplePipeline
 from .resume import Prior, load_prior
+from .scope import applies_per_item, check_scope
 from .session import RunSession, built, evaluator_records, ground_truth_record
 from .spec import ExperimentSpec
 from .spending import budget_record, run_budget
@@ -147,12 +148,15 @@ async def _run(session: RunSession, spec: ExperimentSpec, prior: Prior | None, *
     try:
         targets = [build_target(t, client=factory.client, base=spec.base) for t in spec.targets]
         evaluators = session.evaluators(spec.evaluators)
+        scope = session.scope(spec.evaluators, evaluators)
         truth_cfg = TruthConfig.parse(spec.ground_truth, spec.truth, spec.base)
         capture = Capture(truth_cfg) if truth_cfg.mode != "stored" else None
         where = _display(dataset.path)
-        check_evaluators(evaluators, chosen, where, truth_captured=capture is not None)
-        notes = check_answers(targets, chosen, where)
-        check_fillable(targets, evaluators, chosen, where)
+        check_evaluators(evaluators, chosen, where, truth_captured=capture is not None,
+                         scope=scope)
+        notes = check_scope(scope, [ev.name for ev in evaluators], chosen, where)
+        notes += check_answers(targets, chosen, where)
+        check_fillable(targets, evaluators, chosen, where, scope=scope)
         if spec.jury is not None and sum(not ev.deterministic for ev in evaluators) < 2:
             judges = [ev.name for ev in evaluators if not ev.deterministic]
             raise ConfigError(f"--jury {spec.jury} needs two or more model judges (have "
@@ -180,7 +184,7 @@ async def _run(session: RunSession, spec: ExperimentSpec, prior: Prior | None, *
                          "limit": overrides.limit or ds.limit},
                 targets={t.name: {**t.public(), **built(t)} for t in targets},
                 models=factory.public_models(),
-                evaluators=evaluator_records(evaluators),
+                evaluators=evaluator_records(evaluators, scope),
                 seed=ds.seed, repeats=spec.repeats, concurrency=spec.concurrency,
                 commit=spec.commit, jury=spec.jury,
                 ground_truth=ground_truth_record(truth_cfg, capture),
@@ -198,11 +202,12 @@ async def _run(session: RunSession, spec: ExperimentSpec, prior: Prior | None, *
                       resumed=prior is not None, dataset_ref=named.ref if named else None)
         writer = (BatchCommit(engine, on_flush) if spec.commit == "batch"
                   else GroupCommit(engine, on_flush))
+        per_item = applies_per_item(scope, chosen)  # else no question asked per item
         pipeline = SamplePipeline(run_id, evaluators=run_evaluators, writer=writer,
                                   progress=progress, capture=capture,
                                   prior_truth=prior.truth if prior else None,
                                   timeout_s=spec.timeout_s, truth_mode=truth_cfg.mode,
-                                  jury=spec.jury)
+                                  jury=spec.jury, scope=scope if per_item else None)
         todo = work_list(chosen, run_targets, spec.repeats, prior,
                          {ev.name for ev in evaluators})
         progress.total = len(chosen) * len(targets) * spec.repeats

@@ -29,6 +29,7 @@ from assay.traces.spans import Trace, tool_spans, worker_place
 from assay.truth.capture import Capture
 
 from .evaluate import evaluate, evaluate_now, evaluate_traced, item_timeout, synchronous
+from .scope import Scope
 from .work import Work
 
 __all__ = ["Committer", "Progress", "SamplePipeline", "Work"]
@@ -62,7 +63,7 @@ class SamplePipeline:
                  progress: Progress, capture: Capture | None = None,
                  prior_truth: dict[tuple[str, str, int], TruthSnapshot] | None = None,
                  timeout_s: float | None = None, truth_mode: str = "stored",
-                 jury: str | None = None) -> None:
+                 jury: str | None = None, scope: Scope | None = None) -> None:
         self.run_id = run_id
         self.evaluators = evaluators
         self.writer = writer
@@ -72,6 +73,8 @@ class SamplePipeline:
         self.timeout_s = timeout_s
         self.truth_mode = truth_mode
         self.jury = jury
+        # which evaluator scores which item (runner/scope.py); None: each scores every item
+        self.scope = scope
         self.judges = [ev.name for ev in evaluators if not ev.deterministic]
         # (item, target, evaluator, status, score, cost) of every result this process made:
         # a fresh run's summary needs no read back from the store
@@ -112,7 +115,9 @@ class SamplePipeline:
                 await self._sample(work, answer)
                 continue
             key = (item.id, target.name, work.epoch)
-            score = evaluate_now(quick, item, answer)
+            skip = self.scope.skip(quick.name, quick.version, item) \
+                if self.scope is not None else None
+            score = skip if skip is not None else evaluate_now(quick, item, answer)
             if score.status == ScoreStatus.ERROR:
                 self.progress.errors += 1
             self.tallies.append((item.id, target.name, score.evaluator, str(score.status),
@@ -198,9 +203,20 @@ class SamplePipeline:
         if snap is not None and snap.status == "error":
             failure = snap.message or "fetch failed"
         todo = [ev for ev in self.evaluators if ev.name not in work.done]
+        skipped: list[Score] = []
+        if self.scope is not None:  # not applicable to this item: recorded as such, not run
+            for ev in todo:
+                skip = self.scope.skip(ev.name, ev.version, item)
+                if skip is not None:
+                    skipped.append(skip)
+            if skipped:
+                out = {s.evaluator for s in skipped}
+                todo = [ev for ev in todo if ev.name not in out]
         stopped: BaseException | None = None
         truth = snap if failure is None else None
-        if lean and len(todo) == 1 and todo[0].deterministic:
+        if not todo:
+            scores = []
+        elif lean and len(todo) == 1 and todo[0].deterministic:
             # code on recorded answers: microseconds, and its result row holds status, score,
             # version and evidence; the root span is the trace (a span per result would cost a
             # 100,000-item score run a sixth of its speed and tell nothing the row does not)
@@ -216,6 +232,7 @@ class SamplePipeline:
                 return_exceptions=True)
             scores = [s for s in gathered if isinstance(s, Score)]
             stopped = next((e for e in gathered if isinstance(e, BaseException)), None)
+        scores = skipped + scores
         if stopped is None and self.jury is not None and self.judges \
                 and f"jury-{self.jury}" not in work.done:
             scores.append(combine(self.jury, [s for s in scores if s.evaluator in self.judges]))

@@ -17,6 +17,7 @@ from assay.store.db import Engine
 from assay.store.rows import truth_from_row
 
 from .evaluate import evaluate
+from .scope import Scope
 from .session import RunSession, run_timeout
 
 JURY_PREFIX = "jury-"
@@ -83,6 +84,8 @@ async def replay_run(engine: Engine, run_id: str, *, fresh: bool = False,
         evaluators, report.skipped = session.rebuilt(
             manifest, [(n, m) for n, m in _evaluator_specs(manifest)
                        if not n.startswith(JURY_PREFIX)])
+        # the items each evaluator scored, as the run recorded (a skipped one stays skipped)
+        scope = Scope.from_records(manifest.get("evaluators") or [])
         per: dict[str, Replayed] = {}
         for name, ev in evaluators.items():
             versions = {r["evaluator_version"] for r in stored if r["evaluator"] == name}
@@ -100,8 +103,13 @@ async def replay_run(engine: Engine, run_id: str, *, fresh: bool = False,
             snap = truths.get((r["item_id"], r["target"], r["epoch"]))
             if snap is not None and snap.status == "error":
                 return  # nothing was evaluated: the ground truth could not be fetched
-            async with gate:
-                score = await evaluate(ev, item, Answer(a["text"]), snap, timeout_s=timeout_s)
+            skip = scope.skip(ev.name, ev.version, item)
+            if skip is not None:
+                score = skip
+            else:
+                async with gate:
+                    score = await evaluate(ev, item, Answer(a["text"]), snap,
+                                           timeout_s=timeout_s)
             out.compared += 1
             if score.value == r["score"] and str(score.status) == r["status"]:
                 out.reproduced += 1

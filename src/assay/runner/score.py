@@ -18,7 +18,7 @@ from assay.store.db import Engine
 
 from .execute import RunResult, run_experiment
 from .pipeline import Progress
-from .spec import ExperimentSpec, parse_spec
+from .spec import ExperimentSpec, located, parse_spec
 
 
 def score_spec(dataset: Path, evaluators: list[str | dict[str, Any]], *, responses: Path | None = None,
@@ -55,6 +55,7 @@ def score_spec(dataset: Path, evaluators: list[str | dict[str, Any]], *, respons
         spec = parse_spec(raw, stand_in)
     except ConfigError as exc:
         raise ConfigError(str(exc).removeprefix(f"{stand_in}: ")) from None
+    located(spec.evaluators, None, None)  # the command line's: said without a file
     # The manifest keeps absolute paths (a resume may start elsewhere); this run names the
     # files as the user wrote them, in its messages too.
     if not named:

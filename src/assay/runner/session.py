@@ -25,6 +25,8 @@ from assay.store import lease, repo
 from assay.store.db import Engine
 from assay.truth.capture import Capture, TruthConfig
 
+from .scope import Condition, Scope
+
 
 def built(component: object) -> dict[str, Any]:
     """The registry's build record (entry and arguments as plain data, never a secret), so
@@ -33,9 +35,13 @@ def built(component: object) -> dict[str, Any]:
     return {"built": record.as_dict()} if record is not None else {}
 
 
-def evaluator_records(evaluators: Sequence[Any]) -> list[dict[str, Any]]:
-    """The manifest's `evaluators`: each one's name, version and build record."""
-    return [{"name": ev.name, "version": ev.version, **built(ev)} for ev in evaluators]
+def evaluator_records(evaluators: Sequence[Any], scope: Scope | None = None
+                      ) -> list[dict[str, Any]]:
+    """The manifest's `evaluators`: each one's name, version and build record, and the
+    condition on the items it scores (`when`), so replay skips the items the run skipped."""
+    when = scope.records() if scope is not None else {}
+    return [{"name": ev.name, "version": ev.version, **built(ev),
+             **({"when": when[ev.name]} if ev.name in when else {})} for ev in evaluators]
 
 
 def ground_truth_record(truth: TruthConfig, capture: Capture | None) -> dict[str, Any]:
@@ -81,6 +87,13 @@ class RunSession:
     def evaluators(self, entries: Sequence[Any]) -> list[Any]:
         """The evaluators of spec entries (each with `name`, `mapping`, `args`)."""
         return [self.factory.build(e.name, e.mapping, e.args) for e in entries]
+
+    def scope(self, entries: Sequence[Any], evaluators: Sequence[Any]) -> Scope:
+        """Which of `evaluators` (built from `entries`, in order) score which items: the
+        entries' `when:` conditions (runner/scope.py)."""
+        return Scope({ev.name: Condition(e.when, e.origin)
+                      for e, ev in zip(entries, evaluators, strict=True)
+                      if getattr(e, "when", None) is not None})
 
     def rebuilt(self, manifest: dict[str, Any], names: Sequence[tuple[str, dict[str, str]]]
                 ) -> tuple[dict[str, Any], dict[str, str]]:

@@ -45,6 +45,7 @@ from assay.targets.spec import TARGET_KEYS, TargetSpec, required_options
 
 from .evaluator_entries import EvaluatorEntry, EvaluatorSpec
 from .executor_spec import ExecutorSection, ExecutorSpec
+from .scope import Origin
 
 __all__ = ["TARGET_KEYS", "DatasetSpec", "EvaluatorSpec", "ExperimentSpec", "TargetSpec",
            "load_spec", "parse_spec"]
@@ -343,7 +344,16 @@ def parse_spec(data: dict[str, Any], path: Path, lines: KeyLines | None = None) 
         model = RunSpecModel.model_validate(data, context={"base": path.parent})
     except ValidationError as exc:
         raise spec_error(exc, RunSpecModel, path, lines or KeyLines(None)) from None
-    return model.build(path, data)
+    spec = model.build(path, data)
+    located(spec.evaluators, path, lines)
+    return spec
+
+
+def located(entries: list[EvaluatorSpec], path: Path | None, lines: KeyLines | None) -> None:
+    """Each entry told where it was written (`evaluators[i]` of `path`; no path: the command
+    line), for the mistakes only the run's items show (runner/scope.py)."""
+    for i, e in enumerate(entries):
+        e.origin = Origin(path, lines, ("evaluators", i))
 
 
 def _named_or_path(value: str, base: Path) -> dict[str, Any]:

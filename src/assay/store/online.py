@@ -113,7 +113,9 @@ def score_over_time(engine: Engine, run_id: str, bucket: str = "minute",
     q = (select(results.c.evaluator, at, func.count().label("n"),
                 func.sum(case((scored, 1), else_=0)).label("scored"),
                 func.avg(case((scored, results.c.score), else_=None)).label("mean"))
-         .where(results.c.run_id == run_id, results.c.created_at >= cutoff)
+         .where(results.c.run_id == run_id, results.c.created_at >= cutoff,
+                # an evaluator's results on traces it does not apply to are no results of it
+                results.c.status != "skipped")
          .group_by(results.c.evaluator, at).order_by(at, results.c.evaluator))
     with engine.connect() as conn:
         rows = conn.execute(q).all()

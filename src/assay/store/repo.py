@@ -437,7 +437,7 @@ def add_review(engine: Engine, *, run_id: str, item_id: str, evaluator: str,
 
     with engine.begin() as conn:
         q = select(results.c.target, results.c.epoch, results.c.score,
-                   results.c.evidence).where(
+                   results.c.evidence, results.c.status).where(
             results.c.run_id == run_id, results.c.item_id == item_id,
             results.c.evaluator == evaluator, results.c.epoch == epoch)
         if target is not None:
@@ -449,6 +449,9 @@ def add_review(engine: Engine, *, run_id: str, item_id: str, evaluator: str,
         if len(found) > 1:
             raise ConfigError(f"item '{item_id}' has results from several targets "
                               f"({', '.join(sorted(r.target for r in found))}): name one")
+        if found[0].status == "skipped":  # nothing was judged: nothing to correct
+            raise ConfigError(f"{evaluator} does not apply to item '{item_id}' in run "
+                              f"'{run_id}' (skipped): there is no score to review")
         check_review_score(evaluator, score, found[0].evidence)
         row = {"run_id": run_id, "item_id": item_id, "target": found[0].target,
                "epoch": found[0].epoch, "evaluator": evaluator, "score": score,

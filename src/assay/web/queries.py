@@ -382,6 +382,8 @@ def _queue_order(engine: Engine, run: dict[str, Any]) -> list[tuple[int, tuple[s
         by_sample.setdefault((r[0], r[1], r[2]), []).append((r[4], r[5]))
     order = []
     for sample, got in by_sample.items():
+        if all(st == "skipped" for _, st in got):
+            continue  # no evaluator applies to it: nothing to review
         binary = {s for s, st in got if st == "scored" and s in (0.0, 1.0)}
         if len(binary) > 1:
             kind = 0  # one evaluator passed it, another failed it

@@ -43,11 +43,12 @@ _CHECKS: list[tuple[str, str, tuple[Arg, ...], str, str, list[str]]] = [
       Arg("pick", False, "which stated number counts: all (default; abstain when they "
           "disagree), first, last, any"),
       Arg("only_numbers", False, "in a mixed dataset: an item whose reference states no "
-          "number is null (not applicable), not an error (default false)"), LABEL),
+          "single number is skipped (not applicable), not an error; as when: {reference: "
+          "number} (default false)"), LABEL),
      "the number the answer states is within tolerance of the expected one (read as the "
      "rubric reads numbers: 万/亿/billion, signs, separators, full-width; and durations, "
      "counts, multiples)",
-     "1, 0, abstained or null", [REFERENCE]),
+     "1, 0, abstained, or skipped (only_numbers)", [REFERENCE]),
     ("json-valid", f"{_M}.jsoncheck:JsonValid", (FENCED, LABEL),
      "the answer parses as JSON", PASS, []),
     ("json-schema", f"{_M}.jsoncheck:JsonSchema",

@@ -110,8 +110,9 @@ class Numeric(BuiltinCheck):
     def check(self, item: Item, answer: Answer, truth: TruthSnapshot | None = None) -> Score:
         found = expected_number(self.expected_of(item))
         if isinstance(found, str):
-            if self.only_numbers:  # a mixed dataset: this item is another check's
-                return Score.null("not applicable: the reference states no single number "
+            if self.only_numbers:  # a mixed dataset: this item is another check's (as a
+                # `when: {reference: number}` would say, runner/scope.py)
+                return Score.skip("not applicable: the reference states no single number "
                                   "(only_numbers)", self.name, self.version,
                                   evidence={"reference": found})
             return self.fail(f"expected answer: {found} (item line {item.line})")

@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: demo check check-main check-sweep test test-real-model test-interop system-packages lint bench \
-	clean venv compile
+	clean clean-compiled venv wheel wheel-compiled
 
 venv: $(STAMP)
 
@@ -25,13 +25,21 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
-# The rubric's reader compiled with mypyc (tools/compile.py): about 30 % less time a decision, the
-# same decisions. A no-op while the build matches its sources (tools/compile.py checks their
-# hashes); without a C compiler the sources run, as after a plain `pip install`.
-# `assay.evaluators.rubric` never runs a build that no longer matches its sources.
-RUBRIC := src/assay/evaluators/rubric
-compile: $(STAMP)
-	@$(BIN)/python tools/compile.py || echo "warning: the rubric is not compiled; its sources run"
+# Wheels into dist/, each from an sdist of the tree (so nothing is built into the tree): `wheel`
+# pure Python, as `pip install .` and `python -m build` give; `wheel-compiled` with the rubric's
+# reader compiled to C by mypyc (the opt-in hatch-mypyc hook in pyproject.toml; minutes, needs a
+# C compiler): about 30 % less time a decision, the same decisions
+# (tests/evaluators/rubric/test_compiled_wheel.py, in `make test`). The checkout itself always
+# runs the sources.
+WHEEL_SDIST := build/sdist
+wheel: $(STAMP)
+	rm -rf $(WHEEL_SDIST)
+	$(BIN)/python -m hatchling build -t sdist -d $(WHEEL_SDIST)
+	$(BIN)/python -m pip wheel --no-deps --no-build-isolation --no-cache-dir -w dist \
+	  $(WHEEL_SDIST)/*.tar.gz
+
+wheel-compiled: $(STAMP)
+	HATCH_BUILD_HOOK_ENABLE_MYPYC=1 $(MAKE) --no-print-directory wheel
 
 # The main job offline: an agent answers from recorded quotes, the rubric judges, all traced;
 # then the rubric on the samples' recorded answers of known quality: T1 (live quotes, by kind of
@@ -51,8 +59,8 @@ system-packages:
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || ($(call APT_INSTALL,postgresql)) || \
 	  echo "warning: could not install postgresql; the PostgreSQL test will be skipped"
 
-test: $(STAMP) system-packages compile
-	$(BIN)/ruff check src tests bench examples tools
+test: $(STAMP) system-packages
+	$(BIN)/ruff check src tests bench examples
 	$(BIN)/mypy
 	$(BIN)/lint-imports  # the architecture contracts in pyproject.toml: dependencies point to core
 	$(BIN)/python -m pytest
@@ -61,8 +69,8 @@ test: $(STAMP) system-packages compile
 # no process, server, Ray cluster or browser (the markers of tests/marks.py, whose guard fails a
 # test that starts one unmarked). Two lanes at once, one per core, of about the same CPU time: the
 # rubric's sweeps over its corpora (two test files, half of the tests' time), and everything else.
-# No compile: the rubric runs from its sources unless a current build is there. `make test` is
-# the whole suite, as CI runs it.
+# No wheel is built: the compiled wheel's test is a `process` one. `make test` is the whole
+# suite, as CI runs it.
 CHECK_TESTS := not process and not server and not ray and not browser and not realmodel \
 	and not interop
 SWEEP := tests/evaluators/canonical/test_metamorphic.py tests/evaluators/test_fresh_sets.py
@@ -71,7 +79,7 @@ check: $(STAMP)
 	  check-main check-sweep
 
 check-main:
-	$(BIN)/ruff check src tests bench examples tools
+	$(BIN)/ruff check src tests bench examples
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -m '$(CHECK_TESTS)' $(addprefix --ignore=,$(SWEEP))
@@ -95,9 +103,17 @@ test-interop: $(STAMP)
 	  $(INTEROP)/bin/python -m pip install --quiet arize-phoenix)
 	ASSAY_PHOENIX=$(INTEROP)/bin/phoenix $(BIN)/python -m pytest -m interop tests/interop -rs
 
-bench: $(STAMP) compile
+# The sources as they run from this checkout; a compiled wheel's figures: bench/score_bench.py
+# --tree (docs/rubric.md).
+bench: $(STAMP)
 	$(BIN)/python bench/score_bench.py
 
-clean:
-	rm -f $(RUBRIC)/*.so $(RUBRIC)/_compiled.json src/*__mypyc*
-	rm -rf build $(VENV) $(INTEROP) .assay .pytest_cache .mypy_cache .ruff_cache .import_linter_cache
+# What the former `make compile` (tools/compile.py) left beside the sources: without its finder
+# Python would import those extensions before the .py files (a test fails while they are there).
+clean-compiled:
+	rm -f src/assay/evaluators/rubric/*.so src/assay/evaluators/rubric/_compiled.json \
+	  src/*__mypyc*.so
+
+clean: clean-compiled
+	rm -rf build dist $(VENV) $(INTEROP) .assay .pytest_cache .mypy_cache .ruff_cache \
+	  .import_linter_cache

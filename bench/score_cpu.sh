@@ -1,10 +1,11 @@
 #!/bin/bash
 # CPU seconds (user+sys) of `assay score` on N items (the 99-item sample repeated with fresh
-# ids), for several source trees run alternately, so two versions compare back to back on one
-# machine. A tree is a checkout's root (e.g. made with `git worktree add --detach DIR COMMIT`);
-# each runs with the current venv's packages and its own src/ first on the path.
+# ids), for several trees run alternately, so two versions compare back to back on one machine.
+# A tree is a checkout's root (e.g. made with `git worktree add --detach DIR COMMIT`), or a built
+# wheel, unpacked or not (the compiled one: `make wheel-compiled`); each runs with the current
+# venv's packages and its own code first on the path.
 #
-#   bench/score_cpu.sh N ROUNDS TREE [TREE ...]
+#   bench/score_cpu.sh N ROUNDS TREE [TREE ...]     e.g. 2000 4 . dist/assay_eval-0.1.0-cp311-*.whl
 set -euo pipefail
 N=$1; ROUNDS=$2; shift 2
 HERE=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,6 +13,22 @@ PY=${PY:-$HERE/.venv/bin/python}
 ASSAY=$(dirname "$PY")/assay
 D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
+# A tree is a checkout's root (its src/ runs), a built wheel's unpacked folder (e.g. the compiled
+# wheel of `make wheel-compiled`: python -m zipfile -e dist/assay_eval-*-cp*.whl DIR), or the
+# wheel file itself (unpacked here); echoes the folder to put first on PYTHONPATH.
+code_of() {
+  if [ -f "$1" ] && [[ $1 == *.whl ]]; then
+    local dir
+    dir=$(mktemp -d "$D/wheel.XXXXXX")
+    "$PY" -m zipfile -e "$1" "$dir"
+    echo "$dir"
+  elif [ -d "$1/src/assay" ]; then (cd "$1/src" && pwd)
+  elif [ -d "$1/assay" ]; then (cd "$1" && pwd)
+  else echo "$1: not a checkout, an unpacked wheel or a wheel" >&2; return 2
+  fi
+}
+declare -A CODE=()
+for TREE in "$@"; do CODE[$TREE]=$(code_of "$TREE"); done
 "$PY" - "$N" "$D" "$HERE/examples/finsearch_t1_sample.json" <<'PYEOF'
 import json, sys
 n, d, sample = int(sys.argv[1]), sys.argv[2], sys.argv[3]
@@ -23,7 +40,7 @@ cd "$D"
 for r in $(seq "$ROUNDS"); do
   for TREE in "$@"; do
     rm -f db.sqlite
-    /usr/bin/time -f "%U %S %e" -o t.txt env PYTHONPATH="$TREE/src" "$ASSAY" score bench.json \
+    /usr/bin/time -f "%U %S %e" -o t.txt env PYTHONPATH="${CODE[$TREE]}" "$ASSAY" score bench.json \
       -q --db "sqlite:///$D/db.sqlite" --out out.jsonl > /dev/null
     echo "$TREE round $r cpu $(awk '{print $1+$2}' t.txt) s wall $(awk '{print $3}' t.txt) s"
   done

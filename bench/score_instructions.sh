@@ -1,10 +1,13 @@
 #!/bin/bash
 # Instructions (valgrind callgrind, deterministic) of an in-process `assay score` of the score
-# bench's data — the 99-item sample repeated with fresh ids — at two sizes, for several source
-# trees; prints each tree's per-item and fixed instructions, solved from the two sizes. Where
-# the VM's timer cannot settle a few per cent (bench/score_cpu.sh), this can. Takes minutes.
+# bench's data — the 99-item sample repeated with fresh ids — at two sizes, for several trees
+# (a checkout's root, or a built wheel, unpacked or not: the compiled one of `make
+# wheel-compiled`); prints each tree's per-item and fixed instructions, solved from the two
+# sizes. Where the VM's timer cannot settle a few per cent (bench/score_cpu.sh), this can. Takes
+# minutes.
 #
 #   bench/score_instructions.sh SMALL LARGE TREE [TREE ...]     e.g. 1000 5000 . /tmp/oldmain
+#   bench/score_instructions.sh 1000 5000 . dist/assay_eval-0.1.0-cp311-*.whl   (sources, compiled)
 #   EV=json-valid bench/score_instructions.sh …                  (the pipeline without the rubric)
 set -euo pipefail
 SMALL=$1; LARGE=$2; shift 2
@@ -13,6 +16,20 @@ PY=${PY:-$HERE/.venv/bin/python}
 EV=${EV:-finance-rubric}
 D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
+# A tree is a checkout's root (its src/ runs), a built wheel's unpacked folder (e.g. the compiled
+# wheel of `make wheel-compiled`: python -m zipfile -e dist/assay_eval-*-cp*.whl DIR), or the
+# wheel file itself (unpacked here); echoes the folder to put first on PYTHONPATH.
+code_of() {
+  if [ -f "$1" ] && [[ $1 == *.whl ]]; then
+    local dir
+    dir=$(mktemp -d "$D/wheel.XXXXXX")
+    "$PY" -m zipfile -e "$1" "$dir"
+    echo "$dir"
+  elif [ -d "$1/src/assay" ]; then (cd "$1/src" && pwd)
+  elif [ -d "$1/assay" ]; then (cd "$1" && pwd)
+  else echo "$1: not a checkout, an unpacked wheel or a wheel" >&2; return 2
+  fi
+}
 cat > "$D/score.py" <<'PYEOF'
 import asyncio, json, sys, tempfile
 from pathlib import Path
@@ -28,10 +45,10 @@ engine = open_engine(f"sqlite:///{d / 'db.sqlite'}")
 asyncio.run(score(engine, score_spec(data, [ev]), out=d / "out.jsonl"))
 PYEOF
 for TREE in "$@"; do
-  TREE=$(cd "$TREE" && pwd)
+  CODE=$(code_of "$TREE")
   declare -A I=()
   for N in "$SMALL" "$LARGE"; do
-    PYTHONHASHSEED=0 PYTHONPATH="$TREE/src" valgrind --tool=callgrind \
+    PYTHONHASHSEED=0 PYTHONPATH="$CODE" valgrind --tool=callgrind \
       --callgrind-out-file="$D/cg.out" "$PY" "$D/score.py" "$N" \
       "$HERE/examples/finsearch_t1_sample.json" "$EV" > "$D/log" 2>&1
     I[$N]=$(grep -o "Collected : [0-9]*" "$D/log" | awk '{print $3}')

@@ -153,12 +153,9 @@ def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
 def pytest_sessionstart(session: pytest.Session) -> None:
     """What a process works out once and keeps, done before any test: the manifest's git
     commit (`git rev-parse`, cached) and the processor name (`uname -p`, cached by `platform`;
-    the OpenAI SDK's request headers), so that the first test to need them starts no process;
-    and the rubric's import, whose one line about a stale compiled build (if any) then goes to
-    the session's stderr, not into the output of the first command a test runs in-process."""
+    the OpenAI SDK's request headers), so that the first test to need them starts no process."""
     import platform
 
-    import assay.evaluators.rubric  # noqa: F401
     from assay.runner.manifest import git_commit
 
     git_commit()

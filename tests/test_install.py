@@ -1,8 +1,10 @@
 """Issue 28: what a user installs — a wheel built from the tree carries the package, its
-examples (for `assay examples copy`) and the license; the examples copy into a new folder."""
+examples (for `assay examples copy`) and the license, and is pure Python (the compiled wheel is
+opt-in: tests/evaluators/rubric/test_compiled_wheel.py); the examples copy into a new folder."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import zipfile
@@ -21,12 +23,17 @@ def _assay(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 @pytest.mark.process  # pip wheel
 def test_the_wheel_carries_the_examples_and_the_license(tmp_path: Path) -> None:
     pytest.importorskip("hatchling")
+    # a plain build, as `pip install .` makes it: the compiled wheel's hook stays off
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("HATCH_BUILD_HOOK_ENABLE_MYPYC", "HATCH_BUILD_HOOKS_ENABLE")}
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps",
                             "--no-build-isolation", "-q", "-w", str(tmp_path)],
-                           capture_output=True, text=True, timeout=300, check=False)
+                           capture_output=True, text=True, timeout=300, check=False, env=env)
     assert built.returncode == 0, built.stderr
     (wheel,) = tmp_path.glob("assay_eval-*.whl")
+    assert wheel.name.endswith("-py3-none-any.whl"), wheel.name  # pure Python
     names = set(zipfile.ZipFile(wheel).namelist())
+    assert not [n for n in names if n.endswith((".so", ".pyd"))]
     assert "assay/cli/main.py" in names
     assert "assay/_examples/specs/demo.yaml" in names
     assert "assay/_examples/finsearch_t1_sample.json" in names

@@ -44,8 +44,8 @@ _BLANKS = re.compile(r"\s+")
 
 
 def _source(file: str) -> Path:
-    """A module's source: for one compiled by `make compile` (the rubric's number reader), the
-    .py it was built from, so the version is the same compiled or not and follows its edits."""
+    """A module's source: for one compiled (the rubric's number reader, in the compiled wheel),
+    the .py it was built from, so the version is the same compiled or not and follows its edits."""
     path = Path(file)
     if path.suffix != ".py" and path.name.endswith(tuple(EXTENSION_SUFFIXES)):
         source = path.with_name(path.name.split(".")[0] + ".py")

@@ -18,7 +18,7 @@ from typing import Final
 from assay.truth.markets import listing
 from assay.truth.vocabulary import code_core
 
-from .words import alternation, any_in
+from .words import alternation, any_in, has_ascii_letter
 
 # Families of instruments people name in answers; each surface form → the ids it can mean.
 # A bare "纳斯达克" can mean the Composite or the Nasdaq-100, so it carries both ids.
@@ -220,7 +220,6 @@ _EN_WORD = re.compile(r"[a-z][a-z&.'-]*[a-z]|[a-z]")
 _PAREN_CODE = re.compile(r"[(（]\s*([A-Za-z0-9.]{1,12})\s*[)）]")
 _CODE_IN_TEXT = re.compile(r"(?<![A-Za-z0-9.,$])([0368]\d{5}(?:\.(?:SH|SZ|BJ|SS))?|\d{4,5}\.HK|0\d{4}"
                            r"|[A-Z]{1,5}\.(?:O|N|A|OQ|US))(?![A-Za-z0-9]|[.,]\d)", re.IGNORECASE)
-_LATIN = re.compile(r"[a-z]")
 _LETTERS = re.compile(r"[a-z]{1,5}")
 _CCY_CODES = ("usd", "cny", "cnh", "eur", "jpy", "gbp", "hkd", "aud", "cad", "chf", "sgd", "krw")
 _CODE_SUFFIXES = (".hk", ".sh", ".sz", ".bj", ".ss", ".o", ".n", ".a", ".us")
@@ -425,7 +424,7 @@ def scan(low: str, ident: Identity, original: str = "",
     "恒生")."""
     found: list[tuple[int, int, bool | None]] = []
     # cheap tests first: most answers hold no pair, no code in brackets, no capitals
-    latin = _LATIN.search(low) is not None
+    latin = has_ascii_letter(low)  # _LATIN.search(low), without a regex call
     if "兑" in low or "对" in low or "/" in low or (latin and " to " in low):
         for m in _PAIR.finditer(low):
             found.append((m.start(), m.end(), _pair_id(m.group(1), m.group(2)) in ident.ids

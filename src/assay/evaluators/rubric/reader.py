@@ -50,6 +50,14 @@ _EARLIER = re.compile(r"前几天|前几日|几天前|此前|之前|上周|训�
 # ... and these only in their own clause ("368.50元是前一交易日收盘，10月17日收盘价为358.14元")
 _EARLIER_CLAUSE = re.compile(r"前一交易日|上一交易日|前一日|昨日|昨天|yesterday|previous day|prior day",
                              re.IGNORECASE)
+# Words that every match of _EARLIER, _EARLIER_CLAUSE and dates._DATE (besides its "19" / "20"
+# and 月) holds: where none is in the answer, the search finds nothing
+_EARLIER_HINTS = ("前几", "几天前", "此前", "之前", "上周", "训练数据", "知识截止", "截至我的", "旧数据",
+                  "earlier", "previously", "ago", "last week", "training", "knowledge cut",
+                  "as of my last", "prior session", "previous session", "last month",
+                  "last year", "past year", "past 12 months", "上个月", "上月", "去年")
+_EARLIER_CLAUSE_HINTS = ("前一", "上一交易日", "昨日", "昨天", "yesterday", "previous day", "prior day")
+_MONTH_HINTS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _RESPECTIVELY = re.compile(r"分别|respectively|依次", re.IGNORECASE)
 _PERIOD_N = re.compile(r"近\s*\d+\s*(?:个?交易日|日|天|个?月|周|年)|过去\s*\d+|\d+\s*日(?:涨跌幅|涨幅|跌幅)|"
                        r"(?:last|past)\s+\d+\s+(?:trading\s+)?(?:days|weeks|months|years)|"
@@ -912,9 +920,16 @@ def with_days(answer: str, bound: list[Bound]) -> list[Bound]:
     for b in bound:
         if b.mention.start >= 0:
             in_number[b.mention.start:b.mention.end] = b"\x01" * (b.mention.end - b.mention.start)
-    dates = find_dates(text)
-    markers = [m.start() for m in _EARLIER.finditer(text)]
-    day_words = [m.start() for m in _EARLIER_CLAUSE.finditer(text)]
+    # each search runs only where a word it needs is in the answer (in its lower case, which
+    # holds them where the IGNORECASE search finds them: `words.lowers_plainly`)
+    low = text.lower()
+    plain = F.lowers_plainly(text)
+    dates = find_dates(text) if not plain or "19" in text or "20" in text or "月" in text \
+        or F.any_in(_MONTH_HINTS, low) else []
+    markers = [m.start() for m in _EARLIER.finditer(text)] \
+        if not plain or F.any_in(_EARLIER_HINTS, low) else []
+    day_words = [m.start() for m in _EARLIER_CLAUSE.finditer(text)] \
+        if not plain or F.any_in(_EARLIER_CLAUSE_HINTS, low) else []
     if not dates and not markers and not day_words and "|" not in text and ":" not in text:
         return bound
     clauses = _ends(_CLAUSE_END, text, in_number)

@@ -18,7 +18,7 @@ from typing import Final
 from assay.truth.markets import listing
 from assay.truth.vocabulary import code_core
 
-from .words import alternation, any_in, has_ascii_letter
+from .words import alternation, any_in, has_ascii_letter, has_ascii_upper
 
 # Families of instruments people name in answers; each surface form → the ids it can mean.
 # A bare "纳斯达克" can mean the Composite or the Nasdaq-100, so it carries both ids.
@@ -516,19 +516,25 @@ def scan(low: str, ident: Identity, original: str = "",
             found.append((m.start(1), m.end(1), True))
         elif _LETTERS.fullmatch(m.group(1)) and ident.kind == "stock" and ident.codes:
             found.append((m.start(1), m.end(1), False))  # "(BABA)" beside another name
-    for m in (_TICKER.finditer(original) if latin else ()):  # "AMD $234.56": a ticker
+    # "AMD $234.56": a ticker (capitals: only where the answer holds one)
+    for m in (_TICKER.finditer(original) if latin and has_ascii_upper(original) else ()):
         word = m.group(1)
         if word.lower() in _NOT_TICKERS or word.lower() in _LEX_WORDS:
             continue
         found.append((m.start(1), m.end(1), code_core(word) in ident.codes))
     if not found:
         return []
+    derivative = ident.kind in ("index", "stock")
+    if len(found) == 1:  # nothing to choose between
+        start, end, mine = found[0]
+        if mine and derivative and _derivative_after(low, end):
+            mine = False
+        return [Name(start, end, low[start:end], mine)]
     taken = bytearray(len(low))
     out: list[Name] = []
-    derivative = ident.kind in ("index", "stock")
     # longest first, then leftmost; the index keeps equal ones in the order found
-    for _, start, _, end, mine in sorted([(f[0] - f[1], f[0], k, f[1], f[2])
-                                          for k, f in enumerate(found)]):
+    for _, start, _, end, mine in sorted([(s - e, s, k, e, mine)
+                                          for k, (s, e, mine) in enumerate(found)]):
         if taken.find(1, start, end) >= 0:
             continue
         taken[start:end] = b"\x01" * (end - start)

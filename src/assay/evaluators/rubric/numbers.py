@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
-from .words import FirstChar, longest_first
+from .words import FirstChar, any_in, first_chars, longest_first
 
 # Full-width digits and signs to ASCII, one character for one, so spans stay valid in the
 # original text. The full-width comma stays: in Chinese it separates clauses, never thousands.
@@ -275,9 +275,11 @@ _SUFFIX = re.compile(
     r"contracts|份|笔)(?![a-z]))?",
     re.IGNORECASE,
 )
-# characters after a number that start no unit: the suffix regex need not run
+# The characters a non-empty _SUFFIX match starts with, after at most one blank or tab (every
+# unit's first characters, in both cases): after anything else the suffix regex need not run
+_SUFFIX_FIRST: frozenset[str] = first_chars(_SUFFIX) or frozenset()
+assert _SUFFIX_FIRST and " " not in _SUFFIX_FIRST
 _CODE_WORDS = frozenset({"usd", "hkd", "cny", "rmb"})
-_NO_SUFFIX = frozenset("，,。.；;、)）(（]】|\n！？!?~")
 _CURRENCY_PREFIX = re.compile(r"(?:(?:us|hk|s|nt|a|c)?\$|¥|€|£|rmb|usd|hkd|cny)\s?$",
                               re.IGNORECASE)
 _QUANTA = [Decimal(1).scaleb(-n) for n in range(40)]
@@ -415,7 +417,7 @@ def read_numbers(text: str, codes: list[tuple[int, int]] | None = None) -> list[
     `codes` collects the digit runs that may be instrument codes (five or six digits)."""
     out: list[Mention] = []
     quotes = ("兑" in text or "对" in text or "=" in text or ":" in text or "：" in text or
-              "折合" in text) and any(w in text for w in _QUOTED)
+              "折合" in text) and any_in(_QUOTED, text)
     rights = _RIGHTS["兑" in text or "对" in text or "=" in text or "折合" in text, "分" in text]
     for m in _DIGITS.finditer(text):
         ns, ne = m.span()
@@ -436,8 +438,10 @@ def read_numbers(text: str, codes: list[tuple[int, int]] | None = None) -> list[
         quantum = _QUANTA[places] if places < len(_QUANTA) else Decimal(1).scaleb(-places)
         value = Decimal(raw)
         end = ne
-        suffix = _SUFFIX.match(text, ne) if ne < len(text) and text[ne] not in _NO_SUFFIX \
-            else None
+        c = text[ne] if ne < len(text) else ""
+        if c == " " or c == "\t":
+            c = text[ne + 1] if ne + 1 < len(text) else ""
+        suffix = _SUFFIX.match(text, ne) if c in _SUFFIX_FIRST else None
         mag = pct_text = ""
         per = ""
         points = count = False

@@ -157,7 +157,8 @@ def read(answer: str, ident: Identity, want: Want) -> list[Bound]:
     clauses = _ends(_CLAUSE_END, text, in_number)
     lay = layout(text, names, in_number, [c for c in clauses if text[c] in SENT_CHARS])
     if "|" in text:  # a table's date column holds days, not values ("| 10-17 | 991.02 |")
-        mentions = _keep(mentions, [not _in_date_cell(text, lay, m) for m in mentions])
+        dated: dict[tuple[int, int], bool] = {}  # per column header: does it name dates?
+        mentions = _keep(mentions, [not _in_date_cell(text, lay, m, dated) for m in mentions])
         if not mentions:
             return []
     paired = _respectively(text, mentions, words, in_number, clauses)
@@ -285,15 +286,25 @@ _DATE_HEADER = re.compile(r"日期|交易日|时间|date|day|time|session", re.I
 _DATE_CELL = re.compile(r"\s*(?:(?:19|20)\d{2}[-/.年])?\d{1,2}[-/月]\d{1,2}日?\s*")
 
 
-def _in_date_cell(text: str, lay: Layout, m: Mention) -> bool:
+def _in_date_cell(text: str, lay: Layout, m: Mention, dated: dict[tuple[int, int], bool]
+                  ) -> bool:
+    """`dated`: the answer's column headers already searched for a date word."""
     unit = lay.unit_at(m.start)
     if unit is None or not unit.cell:
         return False
-    if _DATE_CELL.fullmatch(text[unit.start:unit.end]):
+    cell = text[unit.start:unit.end]
+    # a date cell holds "-", "/" or 月 between its month and day
+    if ("-" in cell or "/" in cell or "月" in cell) and _DATE_CELL.fullmatch(cell):
         return True
-    return unit.header is not None and bool(_DATE_HEADER.search(
-        text[unit.header[0]:unit.header[1]])) and not any(
-        ch.isalpha() and ch.isascii() for ch in text[unit.start:unit.end])
+    head = unit.header
+    if head is None:
+        return False
+    named = dated.get(head)
+    if named is None:
+        named = dated[head] = _DATE_HEADER.search(text[head[0]:head[1]]) is not None
+    # ... and no ASCII letter in the cell (bytes.lower and .upper differ exactly there)
+    b = cell.encode("ascii", "ignore")
+    return named and b.lower() == b.upper()
 
 
 # "今开5999.48点，即全日最高": the value is also the field the next words name
@@ -715,20 +726,23 @@ def _unplaced(ctx: _Ctx, unit: Unit | None, lo: int, hi: int) -> str:
         if _NAMEISH.search(ctx.text, a, b) is None:
             continue  # no Chinese and no capital letter: nothing that could be a name
         frag = _strip(ctx, a, b)
+        # the Chinese patterns need a CJK character, the English ones an ASCII capital: each
+        # runs only where the fragment holds one
+        ascii_only = frag.isascii()
         if whole:
-            found = _CJK2.search(frag)
+            found = None if ascii_only else _CJK2.search(frag)
             if found:
                 return found.group(0)
-            for cap in _CAPWORD.findall(frag):
+            for cap in _CAPWORD.findall(frag) if F.has_ascii_upper(frag) else ():
                 if cap.split()[0] not in _EN_STOP:
                     return str(cap)
             continue
-        found = _SUBJECT_ZH.search(frag + "\x00")
+        found = None if ascii_only else _SUBJECT_ZH.search(frag + "\x00")
         if found:
             name = found.group(1).strip(_FUNCTION_CHARS)
             if len(name) >= 2:
                 return name
-        found = _SUBJECT_EN.search(frag + "\x00")
+        found = _SUBJECT_EN.search(frag + "\x00") if F.has_ascii_upper(frag) else None
         if found and found.group(1).split()[0] not in _EN_STOP and not found.group(1).isupper():
             return found.group(1)
     return ""
@@ -756,11 +770,13 @@ def _strip(ctx: _Ctx, a: int, b: int) -> str:
         if a <= q < b:
             chars[q - a] = " "
     frag = "".join(chars)
-    frag = _FILLER.sub(_blank, frag)
-    return _DAY_OR_TIME.sub(" ", frag)
+    if not frag.isascii():  # the fillers are Chinese words
+        frag = _FILLER.sub(_blank, frag)
+    return _DAY_OR_TIME.sub(" ", frag) if F.any_in(_DAY_OR_TIME_MARKS, frag) else frag
 
 
 _DAY_OR_TIME = re.compile(r"\d+\s*[年月日号]|\d+[:：]\d+")
+_DAY_OR_TIME_MARKS = ("年", "月", "日", "号", ":", "：")  # one is in every match
 
 
 def _blank(m: re.Match[str]) -> str:

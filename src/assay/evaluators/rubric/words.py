@@ -370,6 +370,12 @@ def has_ascii_letter(text: str) -> bool:
     return b.upper() != b
 
 
+def has_ascii_upper(text: str) -> bool:
+    """Whether `text` holds an ASCII capital ([A-Z]), without a regex call."""
+    b = text.encode("ascii", "ignore")
+    return b.lower() != b
+
+
 def longest_first(words: list[str]) -> str:
     """A group that matches what `(?:w1|w2|…)` does with the words sorted longest first: of two
     words that both match at a position one is a prefix of the other, and the trie tries the
@@ -460,6 +466,14 @@ def _first(items: Any) -> tuple[set[str] | None, bool]:
         if not blank:
             return out, False
     return out, True
+
+
+def first_chars(pattern: re.Pattern[str]) -> frozenset[str] | None:
+    """The characters the first non-blank character a match of `pattern` consumes can be (a
+    superset; None: any)."""
+    from re import _parser as P  # type: ignore[attr-defined]
+    got, _ = _first(P.parse(pattern.pattern, pattern.flags).data)
+    return None if got is None else frozenset(got)
 
 
 class FirstChar:

@@ -280,6 +280,7 @@ _SUFFIX = re.compile(
 _SUFFIX_FIRST: frozenset[str] = first_chars(_SUFFIX) or frozenset()
 assert _SUFFIX_FIRST and " " not in _SUFFIX_FIRST
 _CODE_WORDS = frozenset({"usd", "hkd", "cny", "rmb"})
+_CURRENCY_PREFIX_LOW = re.compile(r"(?:(?:us|hk|s|nt|a|c)?\$|rmb|usd|hkd|cny)\s?$")
 _CURRENCY_PREFIX = re.compile(r"(?:(?:us|hk|s|nt|a|c)?\$|¥|€|£|rmb|usd|hkd|cny)\s?$",
                               re.IGNORECASE)
 _QUANTA = [Decimal(1).scaleb(-n) for n in range(40)]
@@ -396,7 +397,10 @@ def _prefix(text: str, ns: int) -> tuple[int, str, str]:
     m = None
     if k >= 0 and (text[k] in "$¥€£" or text[max(0, k - 2):k + 1].lower() in _CODE_WORDS):
         head = text[max(0, ns - 5):ns]
-        m = _CURRENCY_PREFIX.search(head)
+        # an ASCII head (no ¥ € £) is searched lower-cased, case-sensitively: the engine then
+        # skips to a candidate character (same spans: .lower() keeps an ASCII text's length)
+        m = _CURRENCY_PREFIX_LOW.search(head.lower()) if head.isascii() \
+            else _CURRENCY_PREFIX.search(head)
     if m is not None:
         word = m.group(0).strip().lower()
         if word[:1].isalpha() and m.start() > 0 and head[m.start() - 1].isalpha():

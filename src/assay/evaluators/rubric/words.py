@@ -403,7 +403,11 @@ NAME_LIKE: Final = frozenset({"指数", "index"})
 _ALSO_AS = {"i": "\u0130\u0131", "s": "\u017f", "k": "\u212a"}
 
 
-def _cased(chars: set[str]) -> set[str]:
+def _cased(chars: set[str]) -> set[str] | None:
+    """`chars` with the characters IGNORECASE matches them with; None where that is not known
+    here (a non-ASCII letter with case: Greek σ / ς, µ / μ …)."""
+    if any(not c.isascii() and c.lower() != c.upper() for c in chars):
+        return None
     out = set(chars)
     for c in chars:
         out |= {c.lower(), c.upper(), *_ALSO_AS.get(c.lower(), "")}
@@ -421,8 +425,10 @@ def _first(items: Any) -> tuple[set[str] | None, bool]:
             ch = chr(av)
             if ch.isspace():
                 continue
-            out |= _cased({ch})
-            return out, False
+            cased = _cased({ch})
+            if cased is None:
+                return None, True
+            return out | cased, False
         if op in (C.AT, C.ASSERT, C.ASSERT_NOT):
             continue
         if op is C.IN:
@@ -438,7 +444,10 @@ def _first(items: Any) -> tuple[set[str] | None, bool]:
                     blank = True
                 else:
                     return None, True
-            out |= _cased({c for c in chars if not c.isspace()})
+            cased = _cased({c for c in chars if not c.isspace()})
+            if cased is None:
+                return None, True
+            out |= cased
             if not blank:
                 return out, False
             continue

@@ -287,6 +287,8 @@ def code_core(code: str) -> str:
     c = code.strip().upper().replace("___", ".")
     if c.isdigit():  # the common case, and what the steps below make of it
         return c.lstrip("0") or c
+    if c.isascii() and c.isalpha():  # letters alone ("AAPL"): the steps below keep them
+        return c
     m = _EASTMONEY_US.match(c)  # East Money's US prefix "105."
     if m:
         c = m.group(1)

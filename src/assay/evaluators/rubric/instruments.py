@@ -18,7 +18,7 @@ from typing import Final
 from assay.truth.markets import listing
 from assay.truth.vocabulary import code_core
 
-from .words import alternation, any_in
+from .words import alternation, any_in, has_ascii_letter, has_ascii_upper
 
 # Families of instruments people name in answers; each surface form → the ids it can mean.
 # A bare "纳斯达克" can mean the Composite or the Nasdaq-100, so it carries both ids.
@@ -220,7 +220,6 @@ _EN_WORD = re.compile(r"[a-z][a-z&.'-]*[a-z]|[a-z]")
 _PAREN_CODE = re.compile(r"[(（]\s*([A-Za-z0-9.]{1,12})\s*[)）]")
 _CODE_IN_TEXT = re.compile(r"(?<![A-Za-z0-9.,$])([0368]\d{5}(?:\.(?:SH|SZ|BJ|SS))?|\d{4,5}\.HK|0\d{4}"
                            r"|[A-Z]{1,5}\.(?:O|N|A|OQ|US))(?![A-Za-z0-9]|[.,]\d)", re.IGNORECASE)
-_LATIN = re.compile(r"[a-z]")
 _LETTERS = re.compile(r"[a-z]{1,5}")
 _CCY_CODES = ("usd", "cny", "cnh", "eur", "jpy", "gbp", "hkd", "aud", "cad", "chf", "sgd", "krw")
 _CODE_SUFFIXES = (".hk", ".sh", ".sz", ".bj", ".ss", ".o", ".n", ".a", ".us")
@@ -425,7 +424,7 @@ def scan(low: str, ident: Identity, original: str = "",
     "恒生")."""
     found: list[tuple[int, int, bool | None]] = []
     # cheap tests first: most answers hold no pair, no code in brackets, no capitals
-    latin = _LATIN.search(low) is not None
+    latin = has_ascii_letter(low)  # _LATIN.search(low), without a regex call
     if "兑" in low or "对" in low or "/" in low or (latin and " to " in low):
         for m in _PAIR.finditer(low):
             found.append((m.start(), m.end(), _pair_id(m.group(1), m.group(2)) in ident.ids
@@ -517,19 +516,25 @@ def scan(low: str, ident: Identity, original: str = "",
             found.append((m.start(1), m.end(1), True))
         elif _LETTERS.fullmatch(m.group(1)) and ident.kind == "stock" and ident.codes:
             found.append((m.start(1), m.end(1), False))  # "(BABA)" beside another name
-    for m in (_TICKER.finditer(original) if latin else ()):  # "AMD $234.56": a ticker
+    # "AMD $234.56": a ticker (capitals: only where the answer holds one)
+    for m in (_TICKER.finditer(original) if latin and has_ascii_upper(original) else ()):
         word = m.group(1)
         if word.lower() in _NOT_TICKERS or word.lower() in _LEX_WORDS:
             continue
         found.append((m.start(1), m.end(1), code_core(word) in ident.codes))
     if not found:
         return []
+    derivative = ident.kind in ("index", "stock")
+    if len(found) == 1:  # nothing to choose between
+        start, end, mine = found[0]
+        if mine and derivative and _derivative_after(low, end):
+            mine = False
+        return [Name(start, end, low[start:end], mine)]
     taken = bytearray(len(low))
     out: list[Name] = []
-    derivative = ident.kind in ("index", "stock")
     # longest first, then leftmost; the index keeps equal ones in the order found
-    for _, start, _, end, mine in sorted([(f[0] - f[1], f[0], k, f[1], f[2])
-                                          for k, f in enumerate(found)]):
+    for _, start, _, end, mine in sorted([(s - e, s, k, e, mine)
+                                          for k, (s, e, mine) in enumerate(found)]):
         if taken.find(1, start, end) >= 0:
             continue
         taken[start:end] = b"\x01" * (end - start)

@@ -8,7 +8,9 @@ vocabularies share one."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Final
 
 from . import words as F
@@ -52,15 +54,48 @@ def _roles() -> dict[str, Role]:
 
 ROLES: Final = _roles()
 TOKENS, _ = F.alternation({"token": tuple(ROLES)})
+# TOKENS's two halves (`words.alternation`: ASCII words, whole words only, tried first; the
+# others), each as one alternative per first character led by it (`words.led_by_first`): the
+# engine skips to a first character and drops the others in one test each, where TOKENS,
+# led by lookaheads, enters the pattern at every character of the answer.
+_ASCII_WORDS = [w for w in ROLES if w.isascii() and w[0].isalnum()]
+_OTHER_WORDS = [w for w in ROLES if not (w.isascii() and w[0].isalnum())]
+_ASCII = re.compile(F.led_by_first(_ASCII_WORDS, True, "etaoinshrdlcumwfgypbvkjxqz0123456789"))
+_OTHER = re.compile(F.led_by_first(_OTHER_WORDS, False, "价收盘涨跌最开日成交市昨今高低股指年元"))
+_START = itemgetter(0)
+_OTHER_ASCII = tuple(w for w in _OTHER_WORDS if w.isascii())  # ("% change",)
 
 
 def tokens(low: str) -> list[tuple[int, int, str, Role]]:
-    """(start, end, word, role) for every word of the vocabularies in `low`, in order."""
+    """(start, end, word, role) for every word of the vocabularies in `low`, in order: what
+    TOKENS.finditer gives. The two halves are searched apart (the others only in an answer
+    that can hold one) and their words merged; where a word of one half overlaps one of the
+    other (never on the corpora), TOKENS decides, as it tries the ASCII half first at each place
+    and goes on after the word it took."""
     out = []
-    for m in TOKENS.finditer(low):
+    for m in _ASCII.finditer(low):
         w = m.group()
         a = m.start()
         out.append((a, a + len(w), w, ROLES[w]))  # the match is the word: two calls, not four
+    if low.isascii() and not F.any_in(_OTHER_ASCII, low):
+        return out
+    other = []
+    for m in _OTHER.finditer(low):
+        w = m.group()
+        a = m.start()
+        other.append((a, a + len(w), w, ROLES[w]))
+    if not out or not other:
+        return out or other
+    out += other
+    out.sort(key=_START)
+    for k in range(1, len(out)):
+        if out[k][0] < out[k - 1][1]:  # an overlap: the halves' searches may differ from one
+            out = []
+            for m in TOKENS.finditer(low):
+                w = m.group()
+                a = m.start()
+                out.append((a, a + len(w), w, ROLES[w]))
+            break
     return out
 
 

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
-from .words import longest_first
+from .words import FirstChar, any_in, first_chars, longest_first
 
 # Full-width digits and signs to ASCII, one character for one, so spans stay valid in the
 # original text. The full-width comma stays: in Chinese it separates clauses, never thousands.
@@ -70,7 +70,9 @@ def normalise(text: str) -> str:
     return text
 
 
-_MAY_GROUP = re.compile(r"\d[ ,]\d")
+# What every _GROUPS match holds: digits around a blank, or a comma followed by one or two
+# digits and no more ("1,455.00" and "1,455,000" hold neither: _GROUPS need not run over them)
+_MAY_GROUP = re.compile(r"\d(?: \d|,\d\d?(?![\d,]))")
 
 
 _GROUPS = re.compile(f"{_EURO.pattern}|{_SPACE_THOUSANDS.pattern}|{_DECIMAL_COMMA.pattern}",
@@ -116,15 +118,17 @@ def _rev_words(words: tuple[str, ...]) -> str:
 
 _MONTHS_R = _rev_words(_MONTH_WORDS)
 _ORD_R = r"(?:ts|dn|dr|ht)?"  # st/nd/rd/th reversed
-# Matched against the text to the LEFT of a run, reversed (so it starts right before the digits).
-_LEFT_REV = re.compile(
-    "|".join([
+# Matched against the text to the LEFT of a run, reversed (so it starts right before the digits);
+# only whether one matches counts, so each match tries only the alternatives that can start with
+# the first non-blank character there (`words.FirstChar`; the backreferences are named for it).
+_LEFT_REV = FirstChar(
+    [
         rf"\s*\.?{_MONTHS_R}(?![a-z])",  # "Oct 17", "October 2025"
         rf"\s*,?\s*{_ORD_R}\d{{1,2}}\s+\.?{_MONTHS_R}(?![a-z])",  # "October 2, 2025"
         rf"\s*,?\s+\.?{_MONTHS_R}\s+(?:fo\s+)?{_ORD_R}\d{{1,2}}(?!\d)",  # "17 Oct 2025"
-        r"\s*([-/.])\s*\d{1,2}\s*\1\s*\d{4}(?![\d.])",  # day of 2025-10-17
+        r"\s*(?P<ld>[-/.])\s*\d{1,2}\s*(?P=ld)\s*\d{4}(?![\d.])",  # day of 2025-10-17
         r"\s*[-/]\s*\d{4}(?![\d.])|\.\d{4}(?![\d.])",  # month of 2025-10
-        r"\s*([-/.])\s*\d{1,2}\s*\2\s*\d{1,2}(?![\d.])",  # year of 17/10/2025
+        r"\s*(?P<ly>[-/.])\s*\d{1,2}\s*(?P=ly)\s*\d{1,2}(?![\d.])",  # year of 17/10/2025
         r"\s*/\s*\d{1,2}(?![\d.])",  # day of 10/17/2025
         r"\s*[:：]\s*\d{1,2}(?:\s*[:：]\s*\d{1,2})?(?!\d)",  # minutes/seconds of 23:22:05
         r"\s*[时点]\s*\d{1,2}(?!\d)",  # 15点30分
@@ -132,7 +136,7 @@ _LEFT_REV = re.compile(
         r"\s*[（(]",  # (600519)
         r"\s*[:：]?\s*(?:码代票股|码代|edoc|rekcit)(?![a-z])",  # 代码: 600519
         r"\s*\.on(?![a-z])|\s*#|\s*第",  # no. 5, #1, 第3
-    ]),
+    ],
     re.IGNORECASE,
 )
 # (?-i:…): a CJK range compiled case-insensitively costs ms at import and has no case anyway
@@ -144,12 +148,12 @@ _YEAR_LEFT_REV = re.compile(rf"\s+{_rev_words(_YEAR_WORDS)}(?![a-z])", re.IGNORE
 # Units glued to a number that still leave it a value ("1.5bn", "100pts", "247.45USD").
 _GLUED_UNITS = (r"(?!(?:bn|tn|mn|trn|pts?|pct|bps?|pips?|usd|hkd|cny|rmb|jpy|eur|gbp|yuan|"
                 r"dollars?|points?|percent|k|m|b)(?![a-z]))")
-# Matched against the text to the RIGHT of a run.
-_RIGHT = re.compile(
-    "|".join([
+# Matched against the text to the RIGHT of a run (whether one matches: `words.FirstChar`).
+_RIGHT = FirstChar(
+    [
         r"\s*[年月日号](?!元)",
         r"\s*[:：]\s*\d{2}",  # hour of 23:22
-        r"\s*([-/.])\s*\d{1,2}\s*\1\s*(?:19|20)\d{2}(?!\d)",  # 10/17/2025, 17.10.2025
+        r"\s*(?P<rd>[-/.])\s*\d{1,2}\s*(?P=rd)\s*(?:19|20)\d{2}(?!\d)",  # 10/17/2025, 17.10.2025
         r"\s*/\s*(?:19|20)\d{2}(?!\d)",  # 10/2025
         r"\s*[时点]\s*\d{1,2}\s*分",
         r"\s*[ap]\.?m\.?(?![a-z])",
@@ -167,20 +171,20 @@ _RIGHT = re.compile(
         r"\s*(?:ads|adrs?|[abh]\s?股|[abh][- ]shares?|ordinary shares?|shares?|股)\s*"
         r"(?:=|兑|可?转换为?|可?兑换|converts?\s+(?:in)?to|convertible\s+into|represents?)",
         rf"\s*(?:{'|'.join(_CCY_WORDS)})\s*(?:对|兑|=|可兑换|折合|兑换)",  # 1美元兑…
-    ]),
+    ],
     re.IGNORECASE,
 )
 # After "元", "美元" or "港元" only the currency-quote alternative of _RIGHT can match, after
 # "点" or "时" only the clock one: those two alone are tried there.
 _RIGHT_CCY = re.compile(rf"\s*(?:{'|'.join(_CCY_WORDS)})\s*(?:对|兑|=|可兑换|折合|兑换)", re.IGNORECASE)
 _RIGHT_CLOCK = re.compile(r"\s*[时点]\s*\d{1,2}\s*分", re.IGNORECASE)
-_RIGHT_AFTER = {"元": _RIGHT_CCY, "美": _RIGHT_CCY, "港": _RIGHT_CCY, "点": _RIGHT_CLOCK,
-                "时": _RIGHT_CLOCK}
+_RIGHT_AFTER: dict[str, re.Pattern[str] | FirstChar | None] = {
+    "元": _RIGHT_CCY, "美": _RIGHT_CCY, "港": _RIGHT_CCY, "点": _RIGHT_CLOCK, "时": _RIGHT_CLOCK}
 # ... and neither where the words it needs are nowhere in the answer (a quote's 兑 / 对 / = /
 # 折合, a clock's 分): `read_numbers` looks once per answer, not once per number
-_NO_CCY: dict[str, re.Pattern[str] | None] = {"元": None, "美": None, "港": None}
-_NO_CLOCK: dict[str, re.Pattern[str] | None] = {"点": None, "时": None}
-_RIGHTS: dict[tuple[bool, bool], dict[str, re.Pattern[str] | None]] = {
+_NO_CCY: dict[str, re.Pattern[str] | FirstChar | None] = {"元": None, "美": None, "港": None}
+_NO_CLOCK: dict[str, re.Pattern[str] | FirstChar | None] = {"点": None, "时": None}
+_RIGHTS: dict[tuple[bool, bool], dict[str, re.Pattern[str] | FirstChar | None]] = {
     (True, True): {**_RIGHT_AFTER}, (True, False): {**_RIGHT_AFTER, **_NO_CLOCK},
     (False, True): {**_RIGHT_AFTER, **_NO_CCY}, (False, False): {**_NO_CCY, **_NO_CLOCK}}
 # the rest of a date after its year: 2025-10-17, 2025.10.17, 2025-10
@@ -196,7 +200,7 @@ _WINDOW = 24
 
 
 def _not_a_value(text: str, start: int, end: int, raw: str,
-                 rights: dict[str, re.Pattern[str] | None] | None = None) -> bool:
+                 rights: dict[str, re.Pattern[str] | FirstChar | None] | None = None) -> bool:
     """True when the digit run text[start:end] is part of a date, time, code, name or marker.
     `rights`: one of _RIGHTS, for the words `text` holds (None: _RIGHT_AFTER)."""
     nxt = text[end] if end < len(text) else ""
@@ -219,10 +223,8 @@ def _not_a_value(text: str, start: int, end: int, raw: str,
     else:  # nothing a date, a time, a code or an index name ends with: only the index test
         left = "" if raw not in _INDEX_NUMBERS else text[max(0, start - _WINDOW):start][::-1]
     if left:
-        m = _LEFT_REV.match(left)
-        if m and len(raw) > 2 and left.lstrip()[:1] in ":：":
-            m = None  # "Au99.99: 981.02": a time's minutes have two digits, this is a value
-        if m:
+        # "Au99.99: 981.02": a time's minutes have two digits, this is a value
+        if _LEFT_REV.match(left) and not (len(raw) > 2 and left.lstrip()[:1] in ":："):
             # brackets only make a code of 4-6 digits that the closing bracket follows
             if left.lstrip()[:1] in "(（":
                 return 4 <= len(raw) <= 6 and raw.isdigit() and bool(
@@ -273,9 +275,12 @@ _SUFFIX = re.compile(
     r"contracts|份|笔)(?![a-z]))?",
     re.IGNORECASE,
 )
-# characters after a number that start no unit: the suffix regex need not run
+# The characters a non-empty _SUFFIX match starts with, after at most one blank or tab (every
+# unit's first characters, in both cases): after anything else the suffix regex need not run
+_SUFFIX_FIRST: frozenset[str] = first_chars(_SUFFIX) or frozenset()
+assert _SUFFIX_FIRST and " " not in _SUFFIX_FIRST
 _CODE_WORDS = frozenset({"usd", "hkd", "cny", "rmb"})
-_NO_SUFFIX = frozenset("，,。.；;、)）(（]】|\n！？!?~")
+_CURRENCY_PREFIX_LOW = re.compile(r"(?:(?:us|hk|s|nt|a|c)?\$|rmb|usd|hkd|cny)\s?$")
 _CURRENCY_PREFIX = re.compile(r"(?:(?:us|hk|s|nt|a|c)?\$|¥|€|£|rmb|usd|hkd|cny)\s?$",
                               re.IGNORECASE)
 _QUANTA = [Decimal(1).scaleb(-n) for n in range(40)]
@@ -392,7 +397,10 @@ def _prefix(text: str, ns: int) -> tuple[int, str, str]:
     m = None
     if k >= 0 and (text[k] in "$¥€£" or text[max(0, k - 2):k + 1].lower() in _CODE_WORDS):
         head = text[max(0, ns - 5):ns]
-        m = _CURRENCY_PREFIX.search(head)
+        # an ASCII head (no ¥ € £) is searched lower-cased, case-sensitively: the engine then
+        # skips to a candidate character (same spans: .lower() keeps an ASCII text's length)
+        m = _CURRENCY_PREFIX_LOW.search(head.lower()) if head.isascii() \
+            else _CURRENCY_PREFIX.search(head)
     if m is not None:
         word = m.group(0).strip().lower()
         if word[:1].isalpha() and m.start() > 0 and head[m.start() - 1].isalpha():
@@ -413,7 +421,7 @@ def read_numbers(text: str, codes: list[tuple[int, int]] | None = None) -> list[
     `codes` collects the digit runs that may be instrument codes (five or six digits)."""
     out: list[Mention] = []
     quotes = ("兑" in text or "对" in text or "=" in text or ":" in text or "：" in text or
-              "折合" in text) and any(w in text for w in _QUOTED)
+              "折合" in text) and any_in(_QUOTED, text)
     rights = _RIGHTS["兑" in text or "对" in text or "=" in text or "折合" in text, "分" in text]
     for m in _DIGITS.finditer(text):
         ns, ne = m.span()
@@ -434,8 +442,10 @@ def read_numbers(text: str, codes: list[tuple[int, int]] | None = None) -> list[
         quantum = _QUANTA[places] if places < len(_QUANTA) else Decimal(1).scaleb(-places)
         value = Decimal(raw)
         end = ne
-        suffix = _SUFFIX.match(text, ne) if ne < len(text) and text[ne] not in _NO_SUFFIX \
-            else None
+        c = text[ne] if ne < len(text) else ""
+        if c == " " or c == "\t":
+            c = text[ne + 1] if ne + 1 < len(text) else ""
+        suffix = _SUFFIX.match(text, ne) if c in _SUFFIX_FIRST else None
         mag = pct_text = ""
         per = ""
         points = count = False

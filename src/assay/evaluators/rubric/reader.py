@@ -50,6 +50,14 @@ _EARLIER = re.compile(r"前几天|前几日|几天前|此前|之前|上周|训�
 # ... and these only in their own clause ("368.50元是前一交易日收盘，10月17日收盘价为358.14元")
 _EARLIER_CLAUSE = re.compile(r"前一交易日|上一交易日|前一日|昨日|昨天|yesterday|previous day|prior day",
                              re.IGNORECASE)
+# Words that every match of _EARLIER, _EARLIER_CLAUSE and dates._DATE (besides its "19" / "20"
+# and 月) holds: where none is in the answer, the search finds nothing
+_EARLIER_HINTS = ("前几", "几天前", "此前", "之前", "上周", "训练数据", "知识截止", "截至我的", "旧数据",
+                  "earlier", "previously", "ago", "last week", "training", "knowledge cut",
+                  "as of my last", "prior session", "previous session", "last month",
+                  "last year", "past year", "past 12 months", "上个月", "上月", "去年")
+_EARLIER_CLAUSE_HINTS = ("前一", "上一交易日", "昨日", "昨天", "yesterday", "previous day", "prior day")
+_MONTH_HINTS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _RESPECTIVELY = re.compile(r"分别|respectively|依次", re.IGNORECASE)
 _PERIOD_N = re.compile(r"近\s*\d+\s*(?:个?交易日|日|天|个?月|周|年)|过去\s*\d+|\d+\s*日(?:涨跌幅|涨幅|跌幅)|"
                        r"(?:last|past)\s+\d+\s+(?:trading\s+)?(?:days|weeks|months|years)|"
@@ -149,7 +157,8 @@ def read(answer: str, ident: Identity, want: Want) -> list[Bound]:
     clauses = _ends(_CLAUSE_END, text, in_number)
     lay = layout(text, names, in_number, [c for c in clauses if text[c] in SENT_CHARS])
     if "|" in text:  # a table's date column holds days, not values ("| 10-17 | 991.02 |")
-        mentions = _keep(mentions, [not _in_date_cell(text, lay, m) for m in mentions])
+        dated: dict[tuple[int, int], bool] = {}  # per column header: does it name dates?
+        mentions = _keep(mentions, [not _in_date_cell(text, lay, m, dated) for m in mentions])
         if not mentions:
             return []
     paired = _respectively(text, mentions, words, in_number, clauses)
@@ -277,15 +286,25 @@ _DATE_HEADER = re.compile(r"日期|交易日|时间|date|day|time|session", re.I
 _DATE_CELL = re.compile(r"\s*(?:(?:19|20)\d{2}[-/.年])?\d{1,2}[-/月]\d{1,2}日?\s*")
 
 
-def _in_date_cell(text: str, lay: Layout, m: Mention) -> bool:
+def _in_date_cell(text: str, lay: Layout, m: Mention, dated: dict[tuple[int, int], bool]
+                  ) -> bool:
+    """`dated`: the answer's column headers already searched for a date word."""
     unit = lay.unit_at(m.start)
     if unit is None or not unit.cell:
         return False
-    if _DATE_CELL.fullmatch(text[unit.start:unit.end]):
+    cell = text[unit.start:unit.end]
+    # a date cell holds "-", "/" or 月 between its month and day
+    if ("-" in cell or "/" in cell or "月" in cell) and _DATE_CELL.fullmatch(cell):
         return True
-    return unit.header is not None and bool(_DATE_HEADER.search(
-        text[unit.header[0]:unit.header[1]])) and not any(
-        ch.isalpha() and ch.isascii() for ch in text[unit.start:unit.end])
+    head = unit.header
+    if head is None:
+        return False
+    named = dated.get(head)
+    if named is None:
+        named = dated[head] = _DATE_HEADER.search(text[head[0]:head[1]]) is not None
+    # ... and no ASCII letter in the cell (bytes.lower and .upper differ exactly there)
+    b = cell.encode("ascii", "ignore")
+    return named and b.lower() == b.upper()
 
 
 # "今开5999.48点，即全日最高": the value is also the field the next words name
@@ -707,20 +726,23 @@ def _unplaced(ctx: _Ctx, unit: Unit | None, lo: int, hi: int) -> str:
         if _NAMEISH.search(ctx.text, a, b) is None:
             continue  # no Chinese and no capital letter: nothing that could be a name
         frag = _strip(ctx, a, b)
+        # the Chinese patterns need a CJK character, the English ones an ASCII capital: each
+        # runs only where the fragment holds one
+        ascii_only = frag.isascii()
         if whole:
-            found = _CJK2.search(frag)
+            found = None if ascii_only else _CJK2.search(frag)
             if found:
                 return found.group(0)
-            for cap in _CAPWORD.findall(frag):
+            for cap in _CAPWORD.findall(frag) if F.has_ascii_upper(frag) else ():
                 if cap.split()[0] not in _EN_STOP:
                     return str(cap)
             continue
-        found = _SUBJECT_ZH.search(frag + "\x00")
+        found = None if ascii_only else _SUBJECT_ZH.search(frag + "\x00")
         if found:
             name = found.group(1).strip(_FUNCTION_CHARS)
             if len(name) >= 2:
                 return name
-        found = _SUBJECT_EN.search(frag + "\x00")
+        found = _SUBJECT_EN.search(frag + "\x00") if F.has_ascii_upper(frag) else None
         if found and found.group(1).split()[0] not in _EN_STOP and not found.group(1).isupper():
             return found.group(1)
     return ""
@@ -748,11 +770,13 @@ def _strip(ctx: _Ctx, a: int, b: int) -> str:
         if a <= q < b:
             chars[q - a] = " "
     frag = "".join(chars)
-    frag = _FILLER.sub(_blank, frag)
-    return _DAY_OR_TIME.sub(" ", frag)
+    if not frag.isascii():  # the fillers are Chinese words
+        frag = _FILLER.sub(_blank, frag)
+    return _DAY_OR_TIME.sub(" ", frag) if F.any_in(_DAY_OR_TIME_MARKS, frag) else frag
 
 
 _DAY_OR_TIME = re.compile(r"\d+\s*[年月日号]|\d+[:：]\d+")
+_DAY_OR_TIME_MARKS = ("年", "月", "日", "号", ":", "：")  # one is in every match
 
 
 def _blank(m: re.Match[str]) -> str:
@@ -912,9 +936,16 @@ def with_days(answer: str, bound: list[Bound]) -> list[Bound]:
     for b in bound:
         if b.mention.start >= 0:
             in_number[b.mention.start:b.mention.end] = b"\x01" * (b.mention.end - b.mention.start)
-    dates = find_dates(text)
-    markers = [m.start() for m in _EARLIER.finditer(text)]
-    day_words = [m.start() for m in _EARLIER_CLAUSE.finditer(text)]
+    # each search runs only where a word it needs is in the answer (in its lower case, which
+    # holds them where the IGNORECASE search finds them: `words.lowers_plainly`)
+    low = text.lower()
+    plain = F.lowers_plainly(text)
+    dates = find_dates(text) if not plain or "19" in text or "20" in text or "月" in text \
+        or F.any_in(_MONTH_HINTS, low) else []
+    markers = [m.start() for m in _EARLIER.finditer(text)] \
+        if not plain or F.any_in(_EARLIER_HINTS, low) else []
+    day_words = [m.start() for m in _EARLIER_CLAUSE.finditer(text)] \
+        if not plain or F.any_in(_EARLIER_CLAUSE_HINTS, low) else []
     if not dates and not markers and not day_words and "|" not in text and ":" not in text:
         return bound
     clauses = _ends(_CLAUSE_END, text, in_number)

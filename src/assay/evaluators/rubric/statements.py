@@ -20,7 +20,8 @@ _SENT_END = re.compile(r"[。！？!?；;.](?:(?<!\.)|(?=\s|$))")  # [。！？!
 SENT_CHARS = frozenset("。！？!?；;.")
 _BULLET = re.compile(r"\s*(?:[-+•·▪◦>]|\d{1,2}[.、)）](?!\d)|[（(]\d{1,2}[)）]|[a-hA-H][.)](?=\s))\s*")
 _SEPARATOR = re.compile(r"\s*:?-{2,}:?\s*")
-_COLON = re.compile(r"[:：]")
+# the characters a _BULLET match's mark can start with, besides a decimal digit
+_BULLET_FIRST = frozenset("-+•·▪◦>（(abcdefghABCDEFGH")
 
 
 @dataclass(slots=True)  # built per answer: see numbers.Mention on why not frozen
@@ -127,17 +128,21 @@ def layout(text: str, names: list[Name], in_number: bytearray,
                 i = j
                 continue
         own = _first_subject(names, s, e, prev or section)
-        has_value = any(in_number[s:e])
+        has_value = in_number.find(1, s, e) >= 0
         heading = stripped.startswith("#") or (not has_value and stripped[-1:] in ":：")
         if heading and own is not None:
             section = own
             prev = None
-        bullet = _BULLET.match(line)
+        # a bullet's mark is the line's first non-blank character: only then the regex
+        bullet = _BULLET.match(line) if stripped[0] in _BULLET_FIRST or \
+            stripped[0].isdecimal() else None
         body = s + (bullet.end() if bullet else len(line) - len(line.lstrip()))
         label: Span | None = None
-        colon = _COLON.search(text, body, e)
-        if colon is not None and not any(in_number[body:colon.start()]):
-            label = (body, colon.start())
+        # the first ":" or "：" of the line's body ([:：] searched, without a regex call)
+        half, full = text.find(":", body, e), text.find("：", body, e)
+        colon = half if full < 0 or 0 <= half < full else full
+        if colon >= 0 and in_number.find(1, body, colon) < 0:
+            label = (body, colon)
         if bullet is not None and own is None and section is not None:
             prev = None  # a list item without a name speaks of its section
         start = s

@@ -10,7 +10,7 @@ mistaken for a required point.
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import Any, Final
 
 from assay.truth.vocabulary import (
     AM_FIX,
@@ -319,6 +319,24 @@ def alternation(words: dict[str, tuple[str, ...]]) -> tuple[re.Pattern[str], dic
     return re.compile("|".join(parts)), owner
 
 
+def led_by_first(words: list[str], boundary: bool, order: str = "") -> str:
+    """The alternation of `words`, longest match first, as one alternative per first character,
+    each led by its character: the regex then starts with a set of characters, so the engine
+    skips to a candidate, and it drops an alternative in one test. `boundary`: ASCII words,
+    whole words only (the start tested after the first character: "c(?<![A-Za-z]c)…").
+    `order`: characters whose alternatives come first (the common ones); alternatives of
+    different characters never match at the same place, so their order changes no match."""
+    rank = {c: k for k, c in enumerate(order)}
+    alts = []
+    for c in sorted({w[0] for w in words}, key=lambda c: (rank.get(c, len(rank)), c)):
+        rest = [w[1:] for w in words if w[0] == c]
+        body = _trie_pattern([r for r in rest if r]) if any(rest) else ""
+        tail = (f"(?:{body})?" if body else "") if "" in rest else f"(?:{body})"
+        e = re.escape(c)
+        alts.append(f"{e}(?<![A-Za-z]{e}){tail}(?![A-Za-z])" if boundary else f"{e}{tail}")
+    return "|".join(alts)
+
+
 def _first_chars(words: list[str]) -> str:
     return "(?=[" + "".join(sorted({re.escape(w[0]) for w in words})) + "])"
 
@@ -330,6 +348,32 @@ def any_in(words: tuple[str, ...], text: str) -> bool:
         if w in text:
             return True
     return False
+
+
+# İ, ı and ſ are the only characters that IGNORECASE matches as an ASCII letter (i, s) while
+# str.lower() gives something else (İ even two characters). In a text without them, a word of
+# lower-case letters and caseless characters matches case-insensitively exactly where it
+# stands in the text's .lower(), which is as long as the text.
+_CASE_ODD = ("\u0130", "\u0131", "\u017f")
+
+
+def lowers_plainly(text: str) -> bool:
+    """Whether `text.lower()` is as long as `text` and holds a lower-case word exactly where an
+    IGNORECASE search of `text` finds it (see _CASE_ODD)."""
+    return text.isascii() or not any_in(_CASE_ODD, text)
+
+
+def has_ascii_letter(text: str) -> bool:
+    """`re.search("[a-z]", text)` for a lower-cased text, without a regex call: bytes.upper
+    changes exactly the ASCII lower-case letters."""
+    b = text.encode("ascii", "ignore")
+    return b.upper() != b
+
+
+def has_ascii_upper(text: str) -> bool:
+    """Whether `text` holds an ASCII capital ([A-Z]), without a regex call."""
+    b = text.encode("ascii", "ignore")
+    return b.lower() != b
 
 
 def longest_first(words: list[str]) -> str:
@@ -352,3 +396,127 @@ QUALIFIER_RE, _ = alternation({k: (k,) for k in QUALIFIERS})
 # Words that name the instrument ("恒生科技指数", "the S&P 500 index") as much as a quantity:
 # they make `last` required only when no other field is named.
 NAME_LIKE: Final = frozenset({"指数", "index"})
+
+
+# Characters that IGNORECASE matches as an ASCII letter besides its two cases (see _CASE_ODD;
+# the Kelvin sign K is a "k").
+_ALSO_AS = {"i": "\u0130\u0131", "s": "\u017f", "k": "\u212a"}
+
+
+def _cased(chars: set[str]) -> set[str] | None:
+    """`chars` with the characters IGNORECASE matches them with; None where that is not known
+    here (a non-ASCII letter with case: Greek σ / ς, µ / μ …)."""
+    if any(not c.isascii() and c.lower() != c.upper() for c in chars):
+        return None
+    out = set(chars)
+    for c in chars:
+        out |= {c.lower(), c.upper(), *_ALSO_AS.get(c.lower(), "")}
+    return {c for c in out if len(c) == 1}
+
+
+def _first(items: Any) -> tuple[set[str] | None, bool]:
+    """The characters the first non-blank character a match of the parsed `items` consumes
+    can be (None: any), and whether a match may consume only blanks (or nothing). A superset:
+    lookarounds are passed over, classes of categories are any character."""
+    from re import _constants as C  # type: ignore[attr-defined]
+    out: set[str] = set()
+    for op, av in items:
+        if op is C.LITERAL:
+            ch = chr(av)
+            if ch.isspace():
+                continue
+            cased = _cased({ch})
+            if cased is None:
+                return None, True
+            return out | cased, False
+        if op in (C.AT, C.ASSERT, C.ASSERT_NOT):
+            continue
+        if op is C.IN:
+            chars: set[str] = set()
+            blank = False
+            for iop, iav in av:
+                if iop is C.LITERAL:
+                    blank = blank or chr(iav).isspace()
+                    chars.add(chr(iav))
+                elif iop is C.RANGE and iav[1] - iav[0] < 512:
+                    chars |= {chr(c) for c in range(iav[0], iav[1] + 1)}
+                elif iop is C.CATEGORY and iav in (C.CATEGORY_SPACE, C.CATEGORY_UNI_SPACE):
+                    blank = True
+                else:
+                    return None, True
+            cased = _cased({c for c in chars if not c.isspace()})
+            if cased is None:
+                return None, True
+            out |= cased
+            if not blank:
+                return out, False
+            continue
+        if op is C.BRANCH:
+            blank = False
+            for alt in av[1]:
+                got, b = _first(alt)
+                if got is None:
+                    return None, True
+                out |= got
+                blank = blank or b
+            if not blank:
+                return out, False
+            continue
+        if op is C.SUBPATTERN or op is C.ATOMIC_GROUP:
+            got, blank = _first(av[-1] if op is C.SUBPATTERN else av)
+        elif op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
+            got, blank = _first(av[2])
+            blank = blank or av[0] == 0
+        else:
+            return None, True
+        if got is None:
+            return None, True
+        out |= got
+        if not blank:
+            return out, False
+    return out, True
+
+
+def first_chars(pattern: re.Pattern[str]) -> frozenset[str] | None:
+    """The characters the first non-blank character a match of `pattern` consumes can be (a
+    superset; None: any)."""
+    from re import _parser as P  # type: ignore[attr-defined]
+    got, _ = _first(P.parse(pattern.pattern, pattern.flags).data)
+    return None if got is None else frozenset(got)
+
+
+class FirstChar:
+    """`pattern.match(text, pos) is not None` for the alternation of `alternatives`, trying only
+    those that can start with the first non-blank character at `pos`: an anchored match of a
+    long alternation enters every branch (with IGNORECASE the engine cannot skip a branch at its
+    first character), a dict lookup picks the few that can match. Backreferences must be named
+    and the names unique (each alternative is compiled on its own or with a few others)."""
+
+    __slots__ = ("_by", "_rest")
+
+    def __init__(self, alternatives: list[str], flags: int = 0) -> None:
+        from re import _parser as P  # type: ignore[attr-defined]
+        firsts = []
+        for alt in alternatives:
+            got, blank = _first(P.parse(alt, flags).data)
+            firsts.append(None if got is None or blank else got)
+        always = [k for k, f in enumerate(firsts) if f is None]
+        compiled: dict[tuple[int, ...], re.Pattern[str] | None] = {}
+
+        def pattern(keys: tuple[int, ...]) -> re.Pattern[str] | None:
+            if keys not in compiled:
+                compiled[keys] = re.compile("|".join(alternatives[k] for k in keys),
+                                            flags) if keys else None
+            return compiled[keys]
+
+        chars = set().union(*(f for f in firsts if f is not None))
+        self._by = {c: pattern(tuple(k for k, f in enumerate(firsts) if f is None or c in f))
+                    for c in chars}
+        self._rest = pattern(tuple(always))
+
+    def match(self, text: str, pos: int = 0) -> bool:
+        k, n = pos, len(text)
+        while k < n and text[k].isspace():
+            k += 1
+        p = self._by.get(text[k], self._rest) if k < n else self._rest
+        return p is not None and p.match(text, pos) is not None

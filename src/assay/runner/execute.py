@@ -149,14 +149,19 @@ async def _run(session: RunSession, spec: ExperimentSpec, prior: Prior | None, *
         targets = [build_target(t, client=factory.client, base=spec.base) for t in spec.targets]
         evaluators = session.evaluators(spec.evaluators)
         scope = session.scope(spec.evaluators, evaluators)
+        # Without a condition or an item naming its evaluators, nothing is asked per item: a
+        # 100,000-item score run paid ~12 k instructions an item for asking (BENCHMARKS.md)
+        per_item = applies_per_item(scope, chosen)
+        active = scope if per_item else None
         truth_cfg = TruthConfig.parse(spec.ground_truth, spec.truth, spec.base)
         capture = Capture(truth_cfg) if truth_cfg.mode != "stored" else None
         where = _display(dataset.path)
         check_evaluators(evaluators, chosen, where, truth_captured=capture is not None,
-                         scope=scope)
-        notes = check_scope(scope, [ev.name for ev in evaluators], chosen, where)
+                         scope=active)
+        notes = check_scope(scope, [ev.name for ev in evaluators], chosen, where) \
+            if per_item else []
         notes += check_answers(targets, chosen, where)
-        check_fillable(targets, evaluators, chosen, where, scope=scope)
+        check_fillable(targets, evaluators, chosen, where, scope=active)
         if spec.jury is not None and sum(not ev.deterministic for ev in evaluators) < 2:
             judges = [ev.name for ev in evaluators if not ev.deterministic]
             raise ConfigError(f"--jury {spec.jury} needs two or more model judges (have "
@@ -202,12 +207,11 @@ async def _run(session: RunSession, spec: ExperimentSpec, prior: Prior | None, *
                       resumed=prior is not None, dataset_ref=named.ref if named else None)
         writer = (BatchCommit(engine, on_flush) if spec.commit == "batch"
                   else GroupCommit(engine, on_flush))
-        per_item = applies_per_item(scope, chosen)  # else no question asked per item
         pipeline = SamplePipeline(run_id, evaluators=run_evaluators, writer=writer,
                                   progress=progress, capture=capture,
                                   prior_truth=prior.truth if prior else None,
                                   timeout_s=spec.timeout_s, truth_mode=truth_cfg.mode,
-                                  jury=spec.jury, scope=scope if per_item else None)
+                                  jury=spec.jury, scope=active)
         todo = work_list(chosen, run_targets, spec.repeats, prior,
                          {ev.name for ev in evaluators})
         progress.total = len(chosen) * len(targets) * spec.repeats

@@ -23,6 +23,7 @@ from typing import Any
 from .types import Answer, Item
 
 FIELD = "tool_calls"  # the extras key and the item field
+PROBLEMS = "tool_call_problems"  # the extras key of what a target could not read
 ANSWER = "answer"  # where a trajectory came from: the target's answer …
 ITEM = "item"  # … or the item's field
 
@@ -126,5 +127,9 @@ def trajectory_of(item: Item, answer: Answer) -> Trajectory | None:
     field (a watched trace, a recorded dataset); None when neither recorded a list."""
     found = read_trajectory(answer.extras.get(FIELD), ANSWER)
     if found is None:
-        found = read_trajectory(item.fields.get(FIELD), ITEM)
+        return read_trajectory(item.fields.get(FIELD), ITEM)
+    told = answer.extras.get(PROBLEMS)  # what the target could not read of its agent's list
+    if isinstance(told, list) and told:
+        found = Trajectory(found.calls, found.source,
+                           tuple(str(p) for p in told) + found.problems)
     return found

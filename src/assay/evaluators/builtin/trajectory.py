@@ -128,6 +128,10 @@ class TrajectoryCheck(BuiltinCheck):
         evidence: dict[str, Any] = {"tools": found.names, "source": found.where}
         if found.problems:
             evidence["problems"] = list(found.problems)
+            if not found.calls:  # a list that could not be read is not an agent that made none
+                return Score.null(f"the recorded tool calls could not be read: "
+                                  f"{found.problems[0]}", self.name, self.version,
+                                  evidence=evidence)
         try:
             return self.judge(item, found, evidence)
         except ValueError as exc:
@@ -301,9 +305,8 @@ def _number(value: Any) -> float | None:
 
 
 def _plain(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False)
+    """A value as the differences show it: JSON, so "600519" and 600519 read apart."""
+    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 @dataclass(frozen=True, slots=True)
@@ -347,7 +350,7 @@ class ArgsRule:
                     f"{' ' + t if (t := self.tolerance.text()) else ''}, got {_plain(got)}"]
         if isinstance(expected, str):  # text: against the call's text (a number as written)
             text = got if isinstance(got, str) else \
-                _plain(got) if isinstance(got, int | float) and not isinstance(got, bool) \
+                str(got) if isinstance(got, int | float) and not isinstance(got, bool) \
                 else None
             if text is not None and (text == expected or (
                     self.ignore_case and text.casefold() == expected.casefold())):

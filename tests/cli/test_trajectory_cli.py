@@ -22,6 +22,7 @@ from assay.store import repo
 from assay.traces.otlp_in import SpanIn
 from tests.agent_server import AgentServer
 from tests.cli.test_run_cli import replay_rows, run, run_id_of
+from tests.conftest import ROOT
 from tests.online.otlp_send import S, new_id, send
 from tests.online.test_watch import write_spec
 from tests.online.watching import Watching
@@ -237,3 +238,31 @@ evaluators:
         "tool-args": (1.0, "scored", "quote called with the expected arguments (exact)"),
         "no-tool-errors": (0.0, "scored", "1 of 2 tool calls failed: search (call 1): rate "
                            "limited")}
+
+
+EXAMPLE = {  # docs/agents.md's worked example: examples/specs/trajectory.yaml
+    # item: tool-used, tool-sequence, tool-args, max-steps, no-tool-errors
+    "t01": (1, 1, 1, 1, 1),  # search, then quote 600519: all good
+    "t02": (1, 0, 1, 1, 1),  # no search first
+    "t03": (1, 1, 0, 1, 1),  # quoted the wrong symbol
+    "t04": (1, 1, 1, 0, 0),  # a failed call retried: 4 calls
+    "t05": (0, 0, 0, 1, 1),  # answered from memory: no call
+    "t06": (None,) * 5,  # no tool calls recorded: nothing to judge
+}
+
+
+def test_the_worked_example(tmp_path: Path) -> None:
+    r = run("run", str(ROOT / "examples" / "specs" / "trajectory.yaml"), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    run_id = run_id_of(r.stdout)
+    got = stored(tmp_path, run_id)
+    names = ("tool-used", "tool-sequence", "tool-args", "max-steps", "no-tool-errors")
+    assert {i: tuple(got[(i, e)][0] for e in names) for i in EXAMPLE} == EXAMPLE
+    assert got[("t03", "tool-args")][2] == (
+        'quote: no call with the expected arguments (subset); its call: symbol: expected '
+        '"000858", got "600519"')
+    r = run("show", run_id, "--item", "t04", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "tool calls from the item's 'tool_calls' field\n" \
+           "  tool call 1: search {\"q\": \"比亚迪\"} → 002594.SZ\n" \
+           "  tool call 2: quote {\"symbol\": \"002594\"} → error HTTP 503\n" in r.stdout

@@ -14,8 +14,8 @@ from .base import EXPECTED, LABEL, NORMALISE, REFERENCE
 
 _M = "assay.evaluators.builtin"
 PASS = "1 (pass) or 0"
-TRAJ_SCORE = "1 (pass) or 0; null when no tool calls were recorded"
-TRAJ_READS = ["tool_calls (the answer's, else the item's)"]
+TRAJ_SCORE = "1 (pass), 0 or null"  # null: no tool calls recorded
+TRAJ_READS = ["tool_calls"]
 FENCED = Arg("fenced", False, "read a reply that is one ```json fenced block from inside the "
              "fence (default true)")
 

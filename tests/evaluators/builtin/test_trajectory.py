@@ -336,3 +336,22 @@ def test_the_trajectory_comes_from_the_answer_else_the_item() -> None:
                           "function": {"name": Q, "arguments": "{}"}}, S], ITEM)
     assert t is not None and t.names == [Q, S] and t.calls[0].args() == {}
     assert read_trajectory({"name": Q}, ITEM) is None
+
+
+def test_a_python_targets_returned_calls_are_its_answers_trajectory() -> None:
+    from assay.targets.python import PythonTarget
+
+    def agent(item: dict[str, Any]) -> dict[str, Any]:
+        return {"text": "1455元", "metadata": {"model": "m"},
+                "tool_calls": [{"name": Q, "arguments": {"symbol": "600519"}}, "bad"]}
+
+    answer = asyncio.run(PythonTarget("p", agent).answer(Item("i", {})))
+    assert answer.extras["tool_calls"] == [{"name": Q, "arguments": {"symbol": "600519"}}]
+    assert answer.extras["tool_call_problems"] == ["tool call 2: expected an object, got str"]
+    t = trajectory_of(Item("i", {}), answer)
+    assert t is not None and t.names == [Q] and t.problems == (
+        "tool call 2: expected an object, got str",)
+    # text alone, or tool_calls None: nothing recorded
+    for out in ("1455元", {"text": "1455元", "tool_calls": None}):
+        plain = asyncio.run(PythonTarget("p", lambda item, o=out: o).answer(Item("i", {})))
+        assert "tool_calls" not in plain.extras

@@ -26,7 +26,8 @@ from tests.openai_server import OpenAIServer
 STATIC = ["finance-rubric", "item-judge", "finance-hybrid", "judge-file", "jury-majority",
           "jury-mean"]
 CHECKS = ["exact", "contains", "contains-all", "contains-any", "regex", "numeric", "json-valid",
-          "json-schema", "length", "similarity", "python"]  # evaluators/builtin/
+          "json-schema", "length", "similarity", "tool-used", "tool-sequence", "tool-args",
+          "max-steps", "no-tool-errors", "python"]  # evaluators/builtin/
 TEMPLATES = ["coze-correctness", "coze-ecommerce", "coze-persona", "coze-quality",
              "finsearch-t1-judge-en", "finsearch-t1-judge"]
 ITEM = Item("q1", {"prompt": "贵州茅台最新股价", "response_reference": "必答点：最新股价",

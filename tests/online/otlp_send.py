@@ -24,6 +24,8 @@ class S:
     start_ns: int = 1_700_000_000_000_000_000
     end_ns: int = 1_700_000_001_000_000_000
     attributes: dict[str, Any] = field(default_factory=dict)
+    status: int = 0  # OTLP status code: 0 unset, 1 ok, 2 error
+    status_message: str = ""
 
 
 def new_id(n: int) -> str:
@@ -64,6 +66,9 @@ def request(spans: list[S], service: str = "quote-agent") -> ExportTraceServiceR
         p.end_time_unix_nano = s.end_ns
         for k, v in s.attributes.items():
             p.attributes.append(encode_kv(k, v))
+        if s.status:
+            p.status.code = s.status
+            p.status.message = s.status_message
     return req
 
 

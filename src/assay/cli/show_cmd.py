@@ -15,6 +15,8 @@ from rich.tree import Tree
 from assay.core.errors import ConfigError
 from assay.core.humane import gap as humane_gap
 from assay.core.humane import interval, plain, stale
+from assay.core.trajectory import ITEM, trajectory_of
+from assay.core.types import Answer
 from assay.store import repo
 from assay.store.db import open_engine
 from assay.store.rows import answer_call, result_call
@@ -161,11 +163,19 @@ def show_item(run_id: str, item_id: str, db: str | None, *, full: bool = False) 
         extras = a["extras"] or {}
         if call is not None and call.messages:
             c.print(f"  [dim]prompt sent:[/] {_clip([dict(m) for m in call.messages], full)}")
-        for n, call in enumerate(extras.get("tool_calls") or [], 1):  # the agent's trajectory
-            c.print(f"  [dim]tool call {n}:[/] {escape(str(call.get('name')))} "
-                    f"{_clip(call.get('arguments'), full, 200)} → "
-                    f"{_clip(call.get('result'), full, 200)}")
-        for problem in extras.get("tool_call_problems") or []:
+        # the agent's trajectory: the answer's tool calls, else the item's (a watched trace's,
+        # a dataset's), as the trajectory checks read them
+        trajectory = trajectory_of(item, Answer(a["text"], extras))
+        if trajectory is not None and trajectory.source == ITEM and trajectory.calls:
+            c.print(f"  [dim]tool calls from {escape(trajectory.where)}[/]")
+        for n, tc in enumerate(trajectory.calls if trajectory is not None else (), 1):
+            out = [] if tc.error is not None and tc.result is None else \
+                [_clip(tc.result, full, 200)]
+            if tc.error is not None:
+                out.append(f"[red]error[/] {_clip(tc.error, full, 200)}")
+            c.print(f"  [dim]tool call {n}:[/] {escape(tc.name)} "
+                    f"{_clip(tc.arguments, full, 200)} → {' '.join(out)}")
+        for problem in trajectory.problems if trajectory is not None else ():
             c.print(f"  [red]{escape(problem)}[/]")
     snaps = repo.list_truth(engine, run_id, item_id)
     for t in sorted(snaps, key=lambda t: (t["target"], t["epoch"])):

@@ -45,5 +45,6 @@ for _method in ("majority", "mean"):
         args=(), summary=f"the {_method} of the run's model judges (--jury {_method}); a "
         "member's own score stays",
         meta={"score": "combined from the judges' scores"})
-register_builtin(EVALUATORS)  # exact, contains, regex, numeric, json-*, length, similarity, python
+register_builtin(EVALUATORS)  # exact, contains, regex, numeric, json-*, length, similarity,
+#                               the trajectory checks (tool-used …), python
 EVALUATORS.add_source(lambda: template_entries(EVALUATORS))

@@ -123,7 +123,10 @@ def _tool_call(s: SpanIn) -> dict[str, Any]:
             "arguments": a.get(SpanAttributes.TOOL_PARAMETERS) or a.get(
                 GA.GEN_AI_TOOL_CALL_ARGUMENTS) or a.get(IN),
             "result": a.get(GA.GEN_AI_TOOL_CALL_RESULT) or a.get(OUT),
-            "start_ns": s.start_ns, "end_ns": s.end_ns}
+            "start_ns": s.start_ns, "end_ns": s.end_ns,
+            # a span whose status is error: the call failed (no-tool-errors reads this)
+            **({"error": s.status_message or a.get("error.type") or "error"}
+               if s.status == 2 else {})}
 
 
 def _indexed(a: dict[str, Any], prefix: str, role: str = ROLE, content: str = CONTENT

@@ -108,7 +108,7 @@ async def replay_run(engine: Engine, run_id: str, *, fresh: bool = False,
                 score = skip
             else:
                 async with gate:
-                    score = await evaluate(ev, item, Answer(a["text"]), snap,
+                    score = await evaluate(ev, item, Answer(a["text"], a["extras"] or {}), snap,
                                            timeout_s=timeout_s)
             out.compared += 1
             if score.value == r["score"] and str(score.status) == r["status"]:

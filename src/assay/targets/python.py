@@ -1,6 +1,7 @@
 """`python`: `module:function`, sync or async, called with the item's fields (a copy) and
-returning the answer text or `{"text": …, "metadata": {…}}`. An exception — `sys.exit()` too — is
-that item's error.
+returning the answer text or `{"text": …, "metadata": {…}}`, with `"tool_calls": [...]` beside
+them when it reports its trajectory (the shape of targets/trajectory.py, as an HTTP agent's).
+An exception — `sys.exit()` too — is that item's error.
 
 A sync function runs in a daemon thread of its own (core/calls.py), so it cannot stall the other
 items and a timeout really ends its item: the run's `timeout_s` stops waiting for it, the item
@@ -24,6 +25,7 @@ from assay.core.types import Answer, Item
 
 from .base import TargetContext
 from .boundary import settled
+from .trajectory import read as read_tool_calls
 
 
 def load_function(ref: str, where: str, search: Path | None = None) -> Callable[..., Any]:
@@ -81,10 +83,16 @@ class PythonTarget:
             meta = out.get("metadata") or {}
             call = ModelCall.reported(meta.get("usage"), meta.get("model")) \
                 if isinstance(meta, dict) else None
-            return Answer(out.get("text"), {"metadata": meta}, latency, call=call)
+            extras: dict[str, Any] = {"metadata": meta}
+            if out.get("tool_calls") is not None:  # its trajectory: TOOL spans and the trajectory checks
+                calls, problems = read_tool_calls(out["tool_calls"])
+                extras["tool_calls"] = calls
+                if problems:
+                    extras["tool_call_problems"] = problems
+            return Answer(out.get("text"), extras, latency, call=call)
         return Answer(None, {}, latency, None,
                       f"{self.ref} returned {type(out).__name__}; expected text or "
-                      "{'text': ..., 'metadata': {...}}")
+                      "{'text': ..., 'metadata': {...}, 'tool_calls': [...]}")
 
     async def close(self) -> None:
         pass

@@ -14,6 +14,8 @@ from .base import EXPECTED, LABEL, NORMALISE, REFERENCE
 
 _M = "assay.evaluators.builtin"
 PASS = "1 (pass) or 0"
+TRAJ_SCORE = "1 (pass), 0 or null"  # null: no tool calls recorded
+TRAJ_READS = ["tool_calls"]
 FENCED = Arg("fenced", False, "read a reply that is one ```json fenced block from inside the "
              "fence (default true)")
 
@@ -67,6 +69,35 @@ _CHECKS: list[tuple[str, str, tuple[Arg, ...], str, str, list[str]]] = [
           "is the similarity"), *NORMALISE, LABEL),
      "similarity to the expected answer (edit distance or ROUGE-L, by rapidfuzz)",
      "similarity in [0, 1], or 1/0 with a threshold", [REFERENCE]),
+    ("tool-used", f"{_M}.trajectory:ToolUsed",
+     (Arg("tool", False, "the tool's name (default: the item's 'expected_tool')"), LABEL),
+     "the agent called the tool (its recorded tool calls: an HTTP agent's tool_calls, a "
+     "Python target's, a watched trace's TOOL spans)", TRAJ_SCORE, TRAJ_READS),
+    ("tool-sequence", f"{_M}.trajectory:ToolSequence",
+     (Arg("expected", False, "the expected tool names, a list (default: the item's "
+          "'expected_tools')"),
+      Arg("mode", False, "strict (default: same calls, same order), unordered (same calls), "
+          "subset (no call outside expected), superset (every expected call made); the "
+          "item's 'expected_tools_mode' overrides"), LABEL),
+     "the tools the agent called, by name, against an expected list", TRAJ_SCORE,
+     TRAJ_READS),
+    ("tool-args", f"{_M}.trajectory:ToolArgs",
+     (Arg("tool", False, "the tool's name (default: the item's 'expected_tool')"),
+      Arg("expected", False, "the expected arguments, a mapping (default: the item's "
+          "'expected_tool_args')"),
+      Arg("match", False, "exact (default: the same keys) or subset (the expected keys, "
+          "others allowed)"),
+      Arg("tolerance", False, "for numbers: absolute (0.01), relative (\"1%\") or {abs, "
+          "rel} (default 0)"),
+      Arg("ignore_case", False, "compare text arguments case-insensitively (default false)"),
+      LABEL),
+     "some call of the tool had the expected arguments", TRAJ_SCORE, TRAJ_READS),
+    ("max-steps", f"{_M}.trajectory:MaxSteps",
+     (Arg("n", False, "the most tool calls allowed (default: the item's 'max_steps')"),
+      LABEL),
+     "the agent made at most n tool calls", TRAJ_SCORE, TRAJ_READS),
+    ("no-tool-errors", f"{_M}.trajectory:NoToolErrors", (LABEL,),
+     "no tool call reported an error", TRAJ_SCORE, TRAJ_READS),
 ]
 
 PYTHON_ARGS = (

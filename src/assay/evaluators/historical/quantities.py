@@ -185,6 +185,15 @@ _INDEX_WORDS = ("沪深", "中证", "上证", "深证", "科创", "科创板", "
                 "figure", "fig.", "附注", "来源", "表", "图")
 _LEFT_WORD = re.compile(
     rf"(?:{_alternation(list(_INDEX_WORDS) + list(_MONTHS))})[\s\-]?$", re.IGNORECASE)
+# `_LEFT_WORD` ends at the end of the text (or before its final newline), after one of its
+# words and at most one character: every match starts in the text's last `_LEFT_WORD_SPAN`
+# characters, where its search begins (the same match: it has no lookbehind)
+_LEFT_WORD_SPAN = max(len(w) for w in (*_INDEX_WORDS, *_MONTHS)) + 2
+# every month word starts with one of these; under IGNORECASE only ſ is an ASCII letter's
+# equivalent (of s) that `.lower()` does not give as one
+_MONTH_HEADS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
+                "dec")
+assert all(m.startswith(_MONTH_HEADS) for m in _MONTHS)
 _MONTH_LEFT = re.compile(rf"(?:{_alternation(list(_MONTHS))})\.?\s+(?:\d{{1,2}}\s*[-–]\s*)?$",
                          re.IGNORECASE)
 _DAY_MONTH_RIGHT = re.compile(rf"(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_alternation(list(_MONTHS))})"
@@ -245,6 +254,15 @@ _PRECISION_AFTER = re.compile(r"\s*(?:位小数|位有效数字|decimal places?|
                               r"significant (?:figures|digits))", re.IGNORECASE)
 
 
+def _month_left(left: str) -> bool:
+    """`_MONTH_LEFT.search(left)`, searched only where a month word can be."""
+    if "ſ" not in left:
+        low = left.lower()
+        if not any(h in low for h in _MONTH_HEADS):
+            return False
+    return _MONTH_LEFT.search(left) is not None
+
+
 def _not_a_value(text: str, start: int, end: int, raw: str) -> bool:
     """True when the digit run text[start:end] is part of a date, time, code, name or marker."""
     before = text[start - 1] if start else ""
@@ -278,7 +296,7 @@ def _not_a_value(text: str, start: int, end: int, raw: str) -> bool:
     if raw.isdigit() and _TENOR_AFTER.match(text, end):
         return True  # 1Y LPR, 10Y yield, 5年期: a tenor names the rate, it is no value
     left = _left(text, start)
-    if _MONTH_LEFT.search(left) or _DAY_MONTH_RIGHT.match(text, end):
+    if _month_left(left) or _DAY_MONTH_RIGHT.match(text, end):
         if raw.isdigit() and len(raw) <= 2:
             return True  # May 19, 19 May, May 19-23
         if raw.isdigit() and _YEAR_FORMS.fullmatch(raw):
@@ -288,7 +306,7 @@ def _not_a_value(text: str, start: int, end: int, raw: str) -> bool:
             and (re.search(r"(?:代码|code)", left[-8:], re.IGNORECASE)
                  or text[end:end + 1] in ")）" or _CODE_AFTER.match(text, end))):
         return True  # (600519), 代码 600519
-    m = _LEFT_WORD.search(left)
+    m = _LEFT_WORD.search(left, max(0, len(left) - _LEFT_WORD_SPAN))
     if m:
         # "a 5% rise" is English; 中证A500 (the letter glued on) was caught above
         return m.group(0).strip().lower() != "a"

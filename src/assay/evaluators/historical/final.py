@@ -32,6 +32,12 @@ _TABLE_LINE = re.compile(r"^\s*\|.*\|\s*$")
 _BLANK_LINE = re.compile(r"\n\s*\n")
 
 
+def _table_line(line: str) -> bool:
+    r"""`_TABLE_LINE.match(line)`, tried only on a line whose first non-blank character is '|'
+    (`\s` and `str.isspace` are the same set; checked over every code point)."""
+    return line.lstrip()[:1] == "|" and _TABLE_LINE.match(line) is not None
+
+
 @dataclass(frozen=True, slots=True)
 class Block:
     start: int
@@ -85,7 +91,7 @@ def tables(text: str) -> list[tuple[int, int]]:
     start = None
     last_end = 0
     for line in text.splitlines(keepends=True):
-        is_row = bool(_TABLE_LINE.match(line.rstrip("\n")))
+        is_row = _table_line(line.rstrip("\n"))
         if is_row and start is None:
             start = pos
         if is_row:
@@ -230,7 +236,7 @@ def row_of(text: str, pos: int) -> tuple[int, int] | None:
     ls = text.rfind("\n", 0, pos) + 1
     le = text.find("\n", pos)
     le = len(text) if le < 0 else le
-    return (ls, le) if _TABLE_LINE.match(text[ls:le]) else None
+    return (ls, le) if _table_line(text[ls:le]) else None
 
 
 def clause_before(text: str, pos: int, floor: int = 0) -> str:

@@ -228,6 +228,31 @@ _RISE = re.compile(r"(?<![a-z])(?:上涨|上升|增长|增加|涨幅|升幅|涨�
                    r"jumped|surged|soared|climbed|rallied|advanced|暴涨|大涨|飙升)"
                    r"(?:\s*(?:了|为|达|达到|约|幅度为|幅度|by|of|to|at|:|：|is|was|around|about|"
                    r"approximately|roughly))*\s*$", re.IGNORECASE)
+# `_FALL` and `_RISE` match only where one of their words is: their words, read from the
+# patterns, tested in the lower-cased window first (without İ, ı and ſ, the only characters
+# IGNORECASE takes for an ASCII letter that `.lower()` does not give as one, a word matches
+# case-insensitively only where it stands in `.lower()`)
+def _words_of(rx: re.Pattern[str]) -> tuple[str, ...]:
+    head = rx.pattern.split("(?<![a-z])(?:", 1)[1].split(")", 1)[0]
+    words = tuple(head.split("|"))
+    assert all(re.escape(w) == w for w in words), words  # plain words, no pattern syntax
+    return words
+
+
+_FALL_WORDS = _words_of(_FALL)
+_RISE_WORDS = _words_of(_RISE)
+_CASE_ODD = ("\u0130", "\u0131", "\u017f")
+
+
+def _said(rx: re.Pattern[str], words: tuple[str, ...], left: str) -> bool:
+    """`rx.search(left)` as a yes / no, searched only where one of `words` can be."""
+    if not any(c in left for c in _CASE_ODD):
+        low = left.lower()
+        if not any(w in low for w in words):
+            return False
+    return rx.search(left) is not None
+
+
 # "negative free cash flow of $11.6 billion", "净亏损为5.2亿元": the sign in a word further back
 _NEGATIVE = re.compile(r"(?<![a-z])(?:negative|净亏损|亏损|净流出)[^\d。；;，,\n]{0,36}?(?:of|at|was|were|"
                        r"为|达|:|：)\s*$", re.IGNORECASE)
@@ -252,6 +277,14 @@ def _is_list_marker(text: str, start: int, end: int, raw: str) -> bool:
 
 _PRECISION_AFTER = re.compile(r"\s*(?:位小数|位有效数字|decimal places?|decimals\b|dp\b|d\.p\.|"
                               r"significant (?:figures|digits))", re.IGNORECASE)
+
+
+# a bracketed reference ("[3]", "【2】"), searched only where its opening bracket is; its
+# closing part matched in place (the same as on the text's tail: no lookbehind, no anchor)
+_OPEN_BRACKET = re.compile(r"\[[^\[\]]{0,30}$")
+_CLOSE_BRACKET = re.compile(r"[^\[\]]{0,30}\]")
+_OPEN_MARK = re.compile(r"[【\[]\s*$")
+_CLOSE_MARK = re.compile(r"\s*[】\]]")
 
 
 def _month_left(left: str) -> bool:
@@ -310,9 +343,9 @@ def _not_a_value(text: str, start: int, end: int, raw: str) -> bool:
     if m:
         # "a 5% rise" is English; 中证A500 (the letter glued on) was caught above
         return m.group(0).strip().lower() != "a"
-    if re.search(r"\[[^\[\]]{0,30}$", left) and re.match(r"[^\[\]]{0,30}\]", text[end:]):
+    if "[" in left and _OPEN_BRACKET.search(left) and _CLOSE_BRACKET.match(text, end):
         return True  # [3], [Search Result 24, Step 2]
-    if re.search(r"[【\[]\s*$", left) and re.match(r"\s*[】\]]", text[end:]):
+    if ("[" in left or "【" in left) and _OPEN_MARK.search(left) and _CLOSE_MARK.match(text, end):
         return True
     if _is_list_marker(text, start, end, raw):
         return True
@@ -477,9 +510,9 @@ def read_mentions(text: str) -> list[Mention]:
         if not sign:
             if _NEUTRAL.search(left):
                 direction = 0
-            elif _FALL.search(left) or _NEGATIVE.search(_left(text, start, 48)):
+            elif _said(_FALL, _FALL_WORDS, left) or _NEGATIVE.search(_left(text, start, 48)):
                 direction = -1
-            elif _RISE.search(left):
+            elif _said(_RISE, _RISE_WORDS, left):
                 direction = 1
         if _APPROX_RIGHT.match(text, end):
             approx = True
@@ -524,6 +557,7 @@ def _spelled_counts(text: str) -> list[Mention]:
     for m in _HALF_POINT.finditer(text):
         q = Quantity(Decimal("0.5"), Decimal("0.1"), "percent", unit_word="pp")
         left = _left(text, m.start(), 20)
-        direction = -1 if _FALL.search(left) else (1 if _RISE.search(left) else 0)
+        direction = -1 if _said(_FALL, _FALL_WORDS, left) else (
+            1 if _said(_RISE, _RISE_WORDS, left) else 0)
         out.append(Mention(m.start(), m.end(), m.group(0), q, False, direction, False, False))
     return out

@@ -131,11 +131,23 @@ _PUNCT = re.compile(r"[\s\"'“”‘’「」『』《》()（）\[\]【】*_`.
 _THE = re.compile(r"^(?:the)\s+")
 
 
-@lru_cache(maxsize=8192)
 def name_key(text: str) -> str:
     """A name as compared: case-folded, no blanks or punctuation, common suffixes dropped.
-    Memoised: the T2/T3 reader asks for the same few hundred names' keys many times an answer
-    (the aliases, the provinces and cities)."""
+    Memoised for a name-sized text: the T2/T3 reader asks for the same few hundred names' keys
+    many times an answer (the aliases, the provinces and cities); a longer text (a segment of
+    an answer) is not kept."""
+    return _name_key_kept(text) if len(text) <= _KEPT_UP_TO else _name_key(text)
+
+
+_KEPT_UP_TO = 120
+
+
+@lru_cache(maxsize=8192)
+def _name_key_kept(text: str) -> str:
+    return _name_key(text)
+
+
+def _name_key(text: str) -> str:
     t = text.strip().lower()
     t = _THE.sub("", t)
     changed = True

@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
 from assay.core.decimals import plain, round_half_up
@@ -322,12 +323,19 @@ class Context:
             p.qty.scale if p.qty.dim != "percent" else 1)
 
 
+@lru_cache(maxsize=1024)
+def _question_reading(question: str) -> tuple[P.Period, bool, int]:
+    """What the question asks (its period, a fall, a comparison), once a question."""
+    return (P.period_of(question), bool(_FALL_ASKED.search(question)),
+            _comparison_asked(question))
+
+
 def make_context(text: str, question: str, ref: Reference, mentions: list[Mention],
                  decimals: int | None, rounding: str = BENCHMARK, tool_end: int = -1
                  ) -> Context:
+    asked, fall_asked, compare_asked = _question_reading(question)
     ctx = Context(text, question, ref, mentions, FN.blocks(text, tool_end), decimals,
-                  P.period_of(question), bool(_FALL_ASKED.search(question)),
-                  rounding=rounding, compare_asked=_comparison_asked(question))
+                  asked, fall_asked, rounding=rounding, compare_asked=compare_asked)
     if ref.keyed:
         ctx.keys = {m.start: k for m in mentions if (k := mention_key(text, m, mentions,
                                                                      ref.keyed))}

@@ -9,6 +9,7 @@ evidence, never a guess (`finance-hybrid` and the item's own judge take those).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from assay.core.types import Answer, Item, Score, ScoreStatus
@@ -19,7 +20,7 @@ from . import names as N
 from . import wording as W
 from .kind import is_historical, version
 from .quantities import normalise, read_mentions
-from .reference import ReferenceError, parse_reference, question_decimals
+from .reference import Reference, ReferenceError, parse_reference, question_decimals
 from .rounding import BENCHMARK, rounding_reading
 from .tolerance import FAIL, PASS, UNSURE
 
@@ -27,6 +28,14 @@ __all__ = ["NAME", "HistoricalRubric", "is_historical", "version"]
 
 NAME = "finance-rubric"
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+@lru_cache(maxsize=1024)
+def _reference(reference: str, question: str) -> Reference:
+    """`parse_reference`, once an item: its answers (every model's, both roundings) share the
+    reading, which is immutable (frozen key points and note; `keys` is only read). A reference
+    that raises is read again each time, as before."""
+    return parse_reference(reference, question)
+
+
 def _lang(item: Item) -> str:
     sample = f"{item.get('prompt') or ''}{item.get('response_reference') or ''}"
     return "zh" if _CJK.search(sample) else "en"
@@ -64,7 +73,7 @@ class HistoricalRubric:
                                "The answer holds only reasoning, no answer after it: score 0.",
                                {"rule": "empty answer", "read": read_as.evidence()})
         try:
-            ref = parse_reference(str(item.get("response_reference") or ""), question)
+            ref = _reference(str(item.get("response_reference") or ""), question)
         except ReferenceError as exc:
             return Score.abstain(f"参考答案无法可靠解析：{exc}" if zh else
                                  f"The reference cannot be read with confidence: {exc}",

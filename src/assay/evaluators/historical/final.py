@@ -32,6 +32,36 @@ _TABLE_LINE = re.compile(r"^\s*\|.*\|\s*$")
 _BLANK_LINE = re.compile(r"\n\s*\n")
 
 
+# A word every match of the pattern holds, one per alternative (lower case): an answer
+# without any (in its `.lower()`) has no match, unless it holds İ, ı or ſ — the only characters
+# IGNORECASE takes for an ASCII letter that `.lower()` does not give as one — and is searched.
+_STRONG_WORDS = ("综", "总", "结论", "最终", "答案", "回答", "sum", "conclusion", "final", "answer",
+                 "short", "overall,")
+_WEAK_WORDS = ("因此", "所以", "故答案", "可见", "可知", "即为", "therefore", "thus", "hence", "so",
+               "result", "consequently", "accordingly")
+_CORRECTION_WORDS = ("wait", "actually", "no,", "hold on", "correct", "let me ",
+                     "on second thought", "scratch that", "my ", "made ", "i mis", "sorry", "that",
+                     "更正", "修正", "纠正", "订正", "不对", "等等", "等一下", "重新", "再核对", "核对后",
+                     "经核实", "我算错", "算错了", "写错了", "说错了", "有误", "抱歉", "?", "？")
+_CASE_ODD = ("\u0130", "\u0131", "\u017f")
+
+
+def _found(rx: re.Pattern[str], words: tuple[str, ...], text: str,
+           pos: int = 0) -> list[re.Match[str]]:
+    """`list(rx.finditer(text, pos))`, searched only where one of `words` is."""
+    if not any(c in text for c in _CASE_ODD):
+        low = text.lower()
+        if not any(w in low for w in words):
+            return []
+    return list(rx.finditer(text, pos))
+
+
+def _table_line(line: str) -> bool:
+    r"""`_TABLE_LINE.match(line)`, tried only on a line whose first non-blank character is '|'
+    (`\s` and `str.isspace` are the same set; checked over every code point)."""
+    return line.lstrip()[:1] == "|" and _TABLE_LINE.match(line) is not None
+
+
 @dataclass(frozen=True, slots=True)
 class Block:
     start: int
@@ -85,7 +115,7 @@ def tables(text: str) -> list[tuple[int, int]]:
     start = None
     last_end = 0
     for line in text.splitlines(keepends=True):
-        is_row = bool(_TABLE_LINE.match(line.rstrip("\n")))
+        is_row = _table_line(line.rstrip("\n"))
         if is_row and start is None:
             start = pos
         if is_row:
@@ -112,7 +142,7 @@ def blocks(text: str, tool_end: int = -1) -> list[Block]:
             out.append(Block(start, n, why, head, strong))
 
     floor = max(correction_floor(text), tool_end if 0 < tool_end < n else 0)
-    for m in reversed(list(STRONG.finditer(text, floor))):
+    for m in reversed(_found(STRONG, _STRONG_WORDS, text, floor)):
         add(m.start(), m.group(0), _head(text, m.start()), True)
     # then, latest first: a weak marker, the last table, the lines after the last table
     rest: list[tuple[int, str, tuple[int, int], bool]] = []
@@ -136,7 +166,7 @@ def blocks(text: str, tool_end: int = -1) -> list[Block]:
         start = max(floor, max(text.rfind(c, 0, b.start()) for c in "\n。；;") + 1)
         ends = [k for k in (text.find(c, b.end()) for c in "\n。；;") if k >= 0]
         add(start, "the emphasised figure", (start, min(ends) if ends else n), True)
-    for m in WEAK.finditer(text, floor):
+    for m in _found(WEAK, _WEAK_WORDS, text, floor):
         rest.append((m.start(), m.group(0), _head(text, m.start()), False))
     for start, why, head, strong in sorted(rest, key=lambda x: -x[0]):
         if start >= floor:
@@ -210,7 +240,7 @@ def correction_floor(text: str) -> int:
     """Where the answer's last self-correction starts (0 when none): what it said before is
     replaced by what it says after, so the final statement is looked for after it. A marker
     followed by no figure or name ("actually quite impressive") replaces nothing."""
-    for m in reversed(list(CORRECTIONS.finditer(text))):
+    for m in reversed(_found(CORRECTIONS, _CORRECTION_WORDS, text)):
         if _RESTATED.search(text, m.end()) is not None:
             return m.start()
     return 0
@@ -230,7 +260,7 @@ def row_of(text: str, pos: int) -> tuple[int, int] | None:
     ls = text.rfind("\n", 0, pos) + 1
     le = text.find("\n", pos)
     le = len(text) if le < 0 else le
-    return (ls, le) if _TABLE_LINE.match(text[ls:le]) else None
+    return (ls, le) if _table_line(text[ls:le]) else None
 
 
 def clause_before(text: str, pos: int, floor: int = 0) -> str:

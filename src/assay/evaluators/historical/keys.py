@@ -10,6 +10,7 @@ Names are compared case-folded, without blanks, punctuation and the suffixes peo
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6,
               "七": 7, "八": 8, "九": 9}
@@ -125,18 +126,34 @@ _SUFFIXES = ("股份有限公司", "有限责任公司", "有限公司", "集团
              "直辖市", "省", "市", "指数", "inc.", "inc", "corporation", "corp.", "corp", "ltd.",
              "ltd", "limited", "incorporated", "company", "co.", "co", "plc", "group", "holdings",
              "index", "the ")
+_STRIPPED = tuple(s.strip() for s in _SUFFIXES)
 _PUNCT = re.compile(r"[\s\"'“”‘’「」『』《》()（）\[\]【】*_`.,，、:：;；!！?？·]+")
+_THE = re.compile(r"^(?:the)\s+")
 
 
 def name_key(text: str) -> str:
-    """A name as compared: case-folded, no blanks or punctuation, common suffixes dropped."""
+    """A name as compared: case-folded, no blanks or punctuation, common suffixes dropped.
+    Memoised for a name-sized text: the T2/T3 reader asks for the same few hundred names' keys
+    many times an answer (the aliases, the provinces and cities); a longer text (a segment of
+    an answer) is not kept."""
+    return _name_key_kept(text) if len(text) <= _KEPT_UP_TO else _name_key(text)
+
+
+_KEPT_UP_TO = 120
+
+
+@lru_cache(maxsize=8192)
+def _name_key_kept(text: str) -> str:
+    return _name_key(text)
+
+
+def _name_key(text: str) -> str:
     t = text.strip().lower()
-    t = re.sub(r"^(?:the)\s+", "", t)
+    t = _THE.sub("", t)
     changed = True
     while changed and t:
         changed = False
-        for s in _SUFFIXES:
-            st = s.strip()
+        for st in _STRIPPED:
             if t.endswith(st) and len(t) > len(st) + 1:
                 t = t[: -len(st)].rstrip(" ,.")
                 changed = True

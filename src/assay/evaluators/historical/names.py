@@ -18,6 +18,7 @@ answer's enumeration; when the enumeration cannot be told, unsure.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from . import final as FN
 from .binding import Context, PointResult
@@ -58,11 +59,20 @@ _CORPORATE = re.compile(r"(?:[\s,]+(?:company|co\.?|inc\.?|incorporated|corporat
                         r"limited|ltd\.?|plc|group|holdings))+\s*$", re.IGNORECASE)
 
 
-def _variants(name: str) -> list[str]:
+# each alias group's names' keys, and the group lower-cased, read once
+_GROUP_KEYS: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = tuple(
+    (frozenset(name_key(a) for a in group), tuple(a.lower() for a in group)) for group in ALIASES)
+_BRACKETED = re.compile(r"\s*(.+?)\s*[(（]\s*(.+?)\s*[)）]\s*")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@lru_cache(maxsize=2048)
+def _variants(name: str) -> tuple[str, ...]:
     """The spellings of a name the answer may use: as written, without its bracketed alias,
-    the alias alone ("Taiwan Semiconductor Manufacturing Company (TSMC)"), known aliases."""
+    the alias alone ("Taiwan Semiconductor Manufacturing Company (TSMC)"), known aliases.
+    Memoised: a name's variants depend on the name alone."""
     forms = {name.strip()}
-    m = re.fullmatch(r"\s*(.+?)\s*[(（]\s*(.+?)\s*[)）]\s*", name)
+    m = _BRACKETED.fullmatch(name)
     if m:
         forms.update({m.group(1), m.group(2)})
     for f in list(forms):  # "… Manufacturing Company" is "… Manufacturing Co." too
@@ -73,24 +83,34 @@ def _variants(name: str) -> list[str]:
     for f in forms:
         out.add(f.lower())
         out.update(spellings(f))
-        for group in ALIASES:
-            if name_key(f) in {name_key(a) for a in group}:
-                out.update(a.lower() for a in group)
-    return sorted((v for v in out if v), key=len, reverse=True)
+        key = name_key(f)
+        for keys, lowered in _GROUP_KEYS:
+            if key in keys:
+                out.update(lowered)
+    return tuple(sorted((v for v in out if v), key=len, reverse=True))
+
+
+@lru_cache(maxsize=2048)
+def _name_patterns(name: str) -> tuple[re.Pattern[str], ...]:
+    """The searches for `name`'s variants, compiled once a name."""
+    pats = []
+    for v in _variants(name):
+        if _CJK.search(v):
+            pat = re.escape(v)
+        else:
+            # words apart by blanks, or by a middle initial ("Warren E. Buffett")
+            pat = r"(?<![a-z0-9])" + r"\s*(?:[a-z]\.\s*)?".join(
+                re.escape(w) for w in v.split()) + r"(?![a-z0-9])"
+        pats.append(re.compile(pat))
+    return tuple(pats)
 
 
 def find_name(text: str, name: str) -> list[tuple[int, int]]:
     """Where the answer names `name` (or a known spelling of it)."""
     low = text.lower()
     spans: list[tuple[int, int]] = []
-    for v in _variants(name):
-        if re.search(r"[\u4e00-\u9fff]", v):
-            pat = re.escape(v)
-        else:
-            # words apart by blanks, or by a middle initial ("Warren E. Buffett")
-            pat = r"(?<![a-z0-9])" + r"\s*(?:[a-z]\.\s*)?".join(
-                re.escape(w) for w in v.split()) + r"(?![a-z0-9])"
-        spans.extend((m.start(), m.end()) for m in re.finditer(pat, low))
+    for rx in _name_patterns(name):
+        spans.extend((m.start(), m.end()) for m in rx.finditer(low))
     spans.sort()
     return spans
 
@@ -109,11 +129,16 @@ def _partly_named(text: str, name: str) -> bool:
     return any(len(w) >= 4 and w in low for w in re.findall(r"[a-z]+", key))
 
 
+_SIBLING_KEYS: tuple[tuple[tuple[str, str], ...], ...] = tuple(
+    tuple((g, name_key(g)) for g in group) for group in _SIBLING_GROUPS)
+
+
+@lru_cache(maxsize=1024)
 def _siblings(name: str) -> tuple[str, ...]:
     k = name_key(name)
-    for group in _SIBLING_GROUPS:
-        if any(name_key(g) == k for g in group):
-            return tuple(g for g in group if name_key(g) != k)
+    for group in _SIBLING_KEYS:
+        if any(gk == k for _, gk in group):
+            return tuple(g for g, gk in group if gk != k)
     return ()
 
 

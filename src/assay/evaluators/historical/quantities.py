@@ -185,6 +185,15 @@ _INDEX_WORDS = ("沪深", "中证", "上证", "深证", "科创", "科创板", "
                 "figure", "fig.", "附注", "来源", "表", "图")
 _LEFT_WORD = re.compile(
     rf"(?:{_alternation(list(_INDEX_WORDS) + list(_MONTHS))})[\s\-]?$", re.IGNORECASE)
+# `_LEFT_WORD` ends at the end of the text (or before its final newline), after one of its
+# words and at most one character: every match starts in the text's last `_LEFT_WORD_SPAN`
+# characters, where its search begins (the same match: it has no lookbehind)
+_LEFT_WORD_SPAN = max(len(w) for w in (*_INDEX_WORDS, *_MONTHS)) + 2
+# every month word starts with one of these; under IGNORECASE only ſ is an ASCII letter's
+# equivalent (of s) that `.lower()` does not give as one
+_MONTH_HEADS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
+                "dec")
+assert all(m.startswith(_MONTH_HEADS) for m in _MONTHS)
 _MONTH_LEFT = re.compile(rf"(?:{_alternation(list(_MONTHS))})\.?\s+(?:\d{{1,2}}\s*[-–]\s*)?$",
                          re.IGNORECASE)
 _DAY_MONTH_RIGHT = re.compile(rf"(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_alternation(list(_MONTHS))})"
@@ -219,6 +228,31 @@ _RISE = re.compile(r"(?<![a-z])(?:上涨|上升|增长|增加|涨幅|升幅|涨�
                    r"jumped|surged|soared|climbed|rallied|advanced|暴涨|大涨|飙升)"
                    r"(?:\s*(?:了|为|达|达到|约|幅度为|幅度|by|of|to|at|:|：|is|was|around|about|"
                    r"approximately|roughly))*\s*$", re.IGNORECASE)
+# `_FALL` and `_RISE` match only where one of their words is: their words, read from the
+# patterns, tested in the lower-cased window first (without İ, ı and ſ, the only characters
+# IGNORECASE takes for an ASCII letter that `.lower()` does not give as one, a word matches
+# case-insensitively only where it stands in `.lower()`)
+def _words_of(rx: re.Pattern[str]) -> tuple[str, ...]:
+    head = rx.pattern.split("(?<![a-z])(?:", 1)[1].split(")", 1)[0]
+    words = tuple(head.split("|"))
+    assert all(re.escape(w) == w for w in words), words  # plain words, no pattern syntax
+    return words
+
+
+_FALL_WORDS = _words_of(_FALL)
+_RISE_WORDS = _words_of(_RISE)
+_CASE_ODD = ("\u0130", "\u0131", "\u017f")
+
+
+def _said(rx: re.Pattern[str], words: tuple[str, ...], left: str) -> bool:
+    """`rx.search(left)` as a yes / no, searched only where one of `words` can be."""
+    if not any(c in left for c in _CASE_ODD):
+        low = left.lower()
+        if not any(w in low for w in words):
+            return False
+    return rx.search(left) is not None
+
+
 # "negative free cash flow of $11.6 billion", "净亏损为5.2亿元": the sign in a word further back
 _NEGATIVE = re.compile(r"(?<![a-z])(?:negative|净亏损|亏损|净流出)[^\d。；;，,\n]{0,36}?(?:of|at|was|were|"
                        r"为|达|:|：)\s*$", re.IGNORECASE)
@@ -243,6 +277,23 @@ def _is_list_marker(text: str, start: int, end: int, raw: str) -> bool:
 
 _PRECISION_AFTER = re.compile(r"\s*(?:位小数|位有效数字|decimal places?|decimals\b|dp\b|d\.p\.|"
                               r"significant (?:figures|digits))", re.IGNORECASE)
+
+
+# a bracketed reference ("[3]", "【2】"), searched only where its opening bracket is; its
+# closing part matched in place (the same as on the text's tail: no lookbehind, no anchor)
+_OPEN_BRACKET = re.compile(r"\[[^\[\]]{0,30}$")
+_CLOSE_BRACKET = re.compile(r"[^\[\]]{0,30}\]")
+_OPEN_MARK = re.compile(r"[【\[]\s*$")
+_CLOSE_MARK = re.compile(r"\s*[】\]]")
+
+
+def _month_left(left: str) -> bool:
+    """`_MONTH_LEFT.search(left)`, searched only where a month word can be."""
+    if "ſ" not in left:
+        low = left.lower()
+        if not any(h in low for h in _MONTH_HEADS):
+            return False
+    return _MONTH_LEFT.search(left) is not None
 
 
 def _not_a_value(text: str, start: int, end: int, raw: str) -> bool:
@@ -278,7 +329,7 @@ def _not_a_value(text: str, start: int, end: int, raw: str) -> bool:
     if raw.isdigit() and _TENOR_AFTER.match(text, end):
         return True  # 1Y LPR, 10Y yield, 5年期: a tenor names the rate, it is no value
     left = _left(text, start)
-    if _MONTH_LEFT.search(left) or _DAY_MONTH_RIGHT.match(text, end):
+    if _month_left(left) or _DAY_MONTH_RIGHT.match(text, end):
         if raw.isdigit() and len(raw) <= 2:
             return True  # May 19, 19 May, May 19-23
         if raw.isdigit() and _YEAR_FORMS.fullmatch(raw):
@@ -288,13 +339,13 @@ def _not_a_value(text: str, start: int, end: int, raw: str) -> bool:
             and (re.search(r"(?:代码|code)", left[-8:], re.IGNORECASE)
                  or text[end:end + 1] in ")）" or _CODE_AFTER.match(text, end))):
         return True  # (600519), 代码 600519
-    m = _LEFT_WORD.search(left)
+    m = _LEFT_WORD.search(left, max(0, len(left) - _LEFT_WORD_SPAN))
     if m:
         # "a 5% rise" is English; 中证A500 (the letter glued on) was caught above
         return m.group(0).strip().lower() != "a"
-    if re.search(r"\[[^\[\]]{0,30}$", left) and re.match(r"[^\[\]]{0,30}\]", text[end:]):
+    if "[" in left and _OPEN_BRACKET.search(left) and _CLOSE_BRACKET.match(text, end):
         return True  # [3], [Search Result 24, Step 2]
-    if re.search(r"[【\[]\s*$", left) and re.match(r"\s*[】\]]", text[end:]):
+    if ("[" in left or "【" in left) and _OPEN_MARK.search(left) and _CLOSE_MARK.match(text, end):
         return True
     if _is_list_marker(text, start, end, raw):
         return True
@@ -459,9 +510,9 @@ def read_mentions(text: str) -> list[Mention]:
         if not sign:
             if _NEUTRAL.search(left):
                 direction = 0
-            elif _FALL.search(left) or _NEGATIVE.search(_left(text, start, 48)):
+            elif _said(_FALL, _FALL_WORDS, left) or _NEGATIVE.search(_left(text, start, 48)):
                 direction = -1
-            elif _RISE.search(left):
+            elif _said(_RISE, _RISE_WORDS, left):
                 direction = 1
         if _APPROX_RIGHT.match(text, end):
             approx = True
@@ -506,6 +557,7 @@ def _spelled_counts(text: str) -> list[Mention]:
     for m in _HALF_POINT.finditer(text):
         q = Quantity(Decimal("0.5"), Decimal("0.1"), "percent", unit_word="pp")
         left = _left(text, m.start(), 20)
-        direction = -1 if _FALL.search(left) else (1 if _RISE.search(left) else 0)
+        direction = -1 if _said(_FALL, _FALL_WORDS, left) else (
+            1 if _said(_RISE, _RISE_WORDS, left) else 0)
         out.append(Mention(m.start(), m.end(), m.group(0), q, False, direction, False, False))
     return out

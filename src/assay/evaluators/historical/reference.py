@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from .keys import PROVINCES, key_kind, label_key, name_key
 from .quantities import Mention, Quantity, normalise, read_mentions
@@ -206,6 +207,7 @@ _WORD_NUM = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "�
              "两": 2, "三": 3, "四": 4, "五": 5, "六": 6}
 
 
+@lru_cache(maxsize=1024)
 def question_decimals(question: str) -> int | None:
     """The decimals the question asks for ("保留2位小数", "to two decimal places", "xx.xx%")."""
     m = _QUESTION_DECIMALS.search(normalise(question))

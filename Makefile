@@ -68,7 +68,7 @@ test: $(STAMP) system-packages
 # The quick loop: the same lint, types and import contracts as `test`, and every test that starts
 # no process, server, Ray cluster or browser (the markers of tests/marks.py, whose guard fails a
 # test that starts one unmarked). Two lanes at once, one per core, of about the same CPU time
-# (about 60 s each, measured): the readers' tests (the rubric and the truth providers) with the
+# (about 48 s each, measured): the readers' tests (the rubric and the truth providers) with the
 # metamorphic sweeps over every fourth labelled answer (ASSAY_SWEEP_EVERY; all of them in `make
 # test`), and everything else with the lint. No wheel is built: the compiled wheel's test is a
 # `process` one. `make test` is the whole suite, as CI runs it.

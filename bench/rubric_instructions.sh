@@ -11,12 +11,12 @@
 #   bench/rubric_instructions.sh TREE [TREE ...]        e.g. . /tmp/base
 #   SAMPLES=t1 bench/rubric_instructions.sh .           (T1 only; t23 for T2/T3 only)
 #
-# A tree with a current mypyc build of the rubric (tools/compile.py) runs it compiled; the
-# line says which ran.
+# A TREE is a checkout (its src/ runs: the sources); the line says which reader ran. For the
+# compiled reader, give a folder holding an unpacked compiled wheel under src/ (`make
+# wheel-compiled`, then python -m zipfile -e dist/assay_eval-*-cp*.whl DIR/src).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 PY=${PY:-$HERE/.venv/bin/python}
-[ -x "$PY" ] || PY=/work/main/.venv/bin/python
 SAMPLES=${SAMPLES:-t1 t23}
 D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT

@@ -9,6 +9,8 @@ from typing import Any
 
 from sqlalchemy import Engine, Text, and_, cast, func, or_, select
 
+from . import search
+from .results import filtered_ids, result_filters
 from .schema import answers, items, results, runs
 
 # sort name → (column expression key, descending); the result's id breaks ties (insertion order)
@@ -25,39 +27,36 @@ def browse_page(engine: Engine, run_id: str, dataset_id: str, *, evaluator: str 
     rest —, the answer or the reason),
     `where` (item field name → value, compared as text). Each row: item_id, target, epoch,
     evaluator, score, status, reason, label, question, answer, latency_s, and the judge's
-    raw reply and parse rule (`reply`, `how`: None for code evaluators)."""
-    conds = [results.c.run_id == run_id]
-    if evaluator:
-        conds.append(results.c.evaluator == evaluator)
-    if status:
-        conds.append(results.c.status == status)
-    if no_score:
-        conds.append(results.c.score.is_(None))
-    elif score is not None:
-        conds.append(results.c.score == score)
+    raw reply and parse rule (`reply`, `how`: None for code evaluators).
+
+    Each filter goes through an index (store/search.py, migration 0011): the label's and the
+    fields' items, the score, the text indexes' candidates; no filter reads a result's row
+    (its evidence is inline) except to check a text search's candidates."""
+    conds = result_filters(run_id, dataset_id, evaluator=evaluator, status=status, label=label,
+                           score=score, no_score=no_score)
     on_item = and_(items.c.dataset_id == dataset_id, items.c.item_id == results.c.item_id)
     on_answer = and_(answers.c.run_id == results.c.run_id,
                      answers.c.item_id == results.c.item_id,
                      answers.c.target == results.c.target, answers.c.epoch == results.c.epoch)
     question = func.coalesce(items.c.fields["prompt"].as_string(),
                              items.c.fields["question"].as_string())
-    need_item = bool(label or where or text or sort == "item")
-    need_answer = bool(text or sort in ("latency", "-latency"))
-    if label:
-        conds.append(items.c.label == label)
+    need_item = sort == "item"
+    need_answer = sort in ("latency", "-latency")
+    answer_like = None
     for name, value in (where or {}).items():
-        conds.append(cast(items.c.fields[name].as_string(), Text) == value)
+        indexed = search.field_filter(dataset_id, name, value, results.c.item_id)
+        if indexed is not None:
+            conds.append(indexed)
+        else:  # a name or value too long for item_fields: from the JSON, as before
+            need_item = True
+            conds.append(cast(items.c.fields[name].as_string(), Text) == value)
     if text:
-        conds.append(or_(results.c.reason.contains(text, autoescape=True),
-                         answers.c.text.contains(text, autoescape=True),
+        answer_like = answers.c.text.contains(text, autoescape=True)
+        conds.append(or_(results.c.reason.contains(text, autoescape=True), answer_like,
                          # the item's whole stored text (question and every other field): a
                          # plain LIKE, cheaper than extracting one JSON field per row
                          cast(items.c.fields, Text).contains(text, autoescape=True)))
-    base = select(results.c.id).where(*conds)
-    if need_item:
-        base = base.select_from(results.join(items, on_item, isouter=not (label or where)))
-    if need_answer:
-        base = base.join(answers, on_answer, isouter=True)
+        need_item = need_answer = True
     orders: dict[str, list[Any]] = {
         "item": [results.c.item_id], "score": [results.c.score.asc().nulls_first()],
         "-score": [results.c.score.desc().nulls_last()], "status": [results.c.status],
@@ -66,15 +65,29 @@ def browse_page(engine: Engine, run_id: str, dataset_id: str, *, evaluator: str 
         "-latency": [answers.c.latency_s.desc().nulls_last()]}
     order = orders.get(sort, [])
     with engine.connect() as conn:
-        if text or where:
-            # a scan of every row either way: one pass for the count and the page, not two
+        found = search.text_candidates(conn, run_id, dataset_id, text, results, answers,
+                                       answer_like) if text and answer_like is not None \
+            else None
+        if found is not None:
+            # the text indexes' candidates (every result that matches and maybe a few more)
+            # drive the query, each checked by the condition above
+            cand = found.subquery()
+            base = select(results.c.id).select_from(
+                cand.join(results, results.c.id == cand.c.id)).where(*conds)
+        else:  # no search, or one the indexes cannot answer: a scan of the run's results
+            base = filtered_ids(conds)
+        if need_item:
+            base = base.outerjoin(items, on_item)
+        if need_answer:
+            base = base.outerjoin(answers, on_answer)
+        if text:  # one pass for the count and the page: the candidates are read once
             every = [r[0] for r in conn.execute(base.order_by(*order, results.c.id))]
             total, ids = len(every), every[offset:offset + limit]
         else:
             total = conn.execute(select(func.count()).select_from(base.subquery())
                                  ).scalar_one()
             ids = [r[0] for r in conn.execute(base.order_by(*order, results.c.id)
-                                              .limit(limit).offset(offset))]
+                                              .limit(limit).offset(offset))] if total else []
         if not ids:
             return int(total), []
         rows = conn.execute(

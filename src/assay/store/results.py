@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Engine, and_, case, func, select
+from sqlalchemy import ColumnElement, Engine, Select, and_, case, func, select
 
 from .schema import items, results, runs
 
@@ -107,13 +107,14 @@ def evaluator_names(engine: Engine, run_id: str) -> list[str]:
             select(results.c.evaluator).where(results.c.run_id == run_id).distinct())]
 
 
-def results_page(engine: Engine, run_id: str, dataset_id: str, *, evaluator: str | None = None,
-                 status: str | None = None, label: str | None = None,
-                 score: float | None = None, no_score: bool = False, limit: int = 50,
-                 offset: int = 0) -> tuple[int, list[dict[str, Any]]]:
-    """(how many results match, one page of them): item_id, target, epoch, evaluator, score,
-    status, reason and the item's label. Three short queries on one connection: the count, the
-    page's ids (through the indexes), then those rows."""
+def result_filters(run_id: str, dataset_id: str, *, evaluator: str | None = None,
+                   status: str | None = None, label: str | None = None,
+                   score: float | None = None, no_score: bool = False
+                   ) -> list[ColumnElement[bool]]:
+    """The conditions on a run's results that the results pages share: the run, evaluator,
+    status, score (or none: `no_score`) and the item's label — the label's items through
+    items' (dataset, label, item) index, then their results through the (run, item, …) one;
+    with the (run, score, …) index no condition reads a result's row."""
     conds = [results.c.run_id == run_id]
     if evaluator:
         conds.append(results.c.evaluator == evaluator)
@@ -123,13 +124,28 @@ def results_page(engine: Engine, run_id: str, dataset_id: str, *, evaluator: str
         conds.append(results.c.score.is_(None))
     elif score is not None:
         conds.append(results.c.score == score)
-    base = select(results.c.id).where(*conds)
+    if label:
+        conds.append(results.c.item_id.in_(select(items.c.item_id).where(
+            items.c.dataset_id == dataset_id, items.c.label == label)))
+    return conds
+
+
+def filtered_ids(conds: Sequence[ColumnElement[bool]]) -> Select[Any]:
+    """The ids of the results meeting `conds` (result_filters and more)."""
+    return select(results.c.id).where(*conds)
+
+
+def results_page(engine: Engine, run_id: str, dataset_id: str, *, evaluator: str | None = None,
+                 status: str | None = None, label: str | None = None,
+                 score: float | None = None, no_score: bool = False, limit: int = 50,
+                 offset: int = 0) -> tuple[int, list[dict[str, Any]]]:
+    """(how many results match, one page of them): item_id, target, epoch, evaluator, score,
+    status, reason and the item's label. Three short queries on one connection: the count, the
+    page's ids (through the indexes), then those rows."""
+    base = filtered_ids(result_filters(run_id, dataset_id, evaluator=evaluator, status=status,
+                                       label=label, score=score, no_score=no_score))
     on_item = and_(items.c.dataset_id == dataset_id, items.c.item_id == results.c.item_id)
     with engine.connect() as conn:
-        if label:
-            # items.label is its own indexed column: the join runs from the label's items to
-            # their results through the (run, item, …) unique index
-            base = base.join(items, on_item).where(items.c.label == label)
         total = conn.execute(select(func.count()).select_from(base.subquery())).scalar_one()
         ids = [r[0] for r in conn.execute(base.order_by(results.c.id).limit(limit)
                                           .offset(offset))]

@@ -50,7 +50,20 @@ items = Table(
     Column("line", Integer),
     Column("fields", Json, nullable=False),
     Column("label", String(255)),  # fields["label"], kept apart for listing and filtering
-    Index("ix_items_dataset_label", "dataset_id", "label"),
+    Index("ix_items_dataset_label", "dataset_id", "label", "item_id"),
+)
+
+# Each item's top-level fields as text — CAST(json_extract(fields, '$.NAME') AS TEXT) on SQLite,
+# fields->>NAME on PostgreSQL — for `where=NAME=VALUE` through the key (migration 0011): one
+# B-tree, no rowid on SQLite. Kept by triggers on `items` (store/search.py); a value over 100
+# characters, a name over 255 or a JSON null is left out.
+item_fields = Table(
+    "item_fields", metadata,
+    Column("dataset_id", String(64), primary_key=True),
+    Column("name", String(255), primary_key=True),
+    Column("value", String(100), primary_key=True),
+    Column("item_id", String(255), primary_key=True),
+    sqlite_with_rowid=False,
 )
 
 # A name's versions (`assay datasets add NAME FILE`): each changed content is the next number,
@@ -115,6 +128,11 @@ results = Table(
     UniqueConstraint("run_id", "item_id", "target", "epoch", "evaluator",
                      name="uq_results_sample_evaluator"),
     Index("ix_results_run_status", "run_id", "status"),
+    # a run's results in insertion order with the columns that filters, summaries and
+    # comparisons read, so that none reads a result's row (its evidence is inline: ~2.4 KB a
+    # row), and a page of a filtered run stops at the page's end (migration 0011)
+    Index("ix_results_run_rows", "run_id", "id", "score", "status", "evaluator", "item_id",
+          "target", "epoch", "cost"),
 )
 
 spans = Table(

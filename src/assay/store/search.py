@@ -1,0 +1,189 @@
+"""Text search and item-field filters through indexes (migration 0011), for the UI's results at
+100,000 items: what matches is exactly what the plain scans matched — an index only names the
+candidates, and the scan's own condition is checked on them.
+
+* SQLite keeps contentless trigram indexes (FTS5, detail=none) over each item's stored JSON and
+  each result's reason. A search of three characters or more asks for rows holding every
+  trigram of the text (folded as SQLite folds case); a shorter one reads the index's terms that
+  begin with it (every character of an indexed text begins a trigram: two newlines end each).
+  PostgreSQL, and a SQLite without the trigram tokenizer, scan as before.
+* `item_fields` holds each item's top-level fields as text, for `where=NAME=VALUE`; a name or
+  value over 100 characters (a name over 255) is not kept there and is filtered from the JSON as before.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import (
+    ColumnElement,
+    CompoundSelect,
+    Connection,
+    Select,
+    column,
+    select,
+    table,
+    text,
+    tuple_,
+    union,
+)
+
+from .schema import item_fields
+
+MAX_NAME, MAX_VALUE = 255, 100  # the longest field name and value item_fields keeps
+
+# SQLite only, beside the tables (schema.py creates them for a new store): the same statements
+# as migration 0011's.
+SQLITE_FIELDS = [
+    f"""CREATE TRIGGER items_fields_ai AFTER INSERT ON items
+WHEN json_type(new.fields) = 'object' BEGIN
+  INSERT OR IGNORE INTO item_fields (dataset_id, name, value, item_id)
+  SELECT new.dataset_id, key, CAST(value AS TEXT), new.item_id FROM json_each(new.fields)
+  WHERE value IS NOT NULL AND length(key) <= {MAX_NAME}
+  AND length(CAST(value AS TEXT)) <= {MAX_VALUE};
+END""",
+    """CREATE TRIGGER items_fields_ad AFTER DELETE ON items
+WHEN json_type(old.fields) = 'object' BEGIN
+  DELETE FROM item_fields WHERE dataset_id = old.dataset_id AND item_id = old.item_id
+  AND (name, value) IN (SELECT key, CAST(value AS TEXT) FROM json_each(old.fields));
+END""",
+    f"""CREATE TRIGGER items_fields_au AFTER UPDATE OF fields ON items BEGIN
+  DELETE FROM item_fields WHERE json_type(old.fields) = 'object'
+  AND dataset_id = old.dataset_id AND item_id = old.item_id
+  AND (name, value) IN (SELECT key, CAST(value AS TEXT) FROM json_each(old.fields));
+  INSERT OR IGNORE INTO item_fields (dataset_id, name, value, item_id)
+  SELECT new.dataset_id, key, CAST(value AS TEXT), new.item_id FROM json_each(new.fields)
+  WHERE json_type(new.fields) = 'object' AND value IS NOT NULL AND length(key) <= {MAX_NAME}
+  AND length(CAST(value AS TEXT)) <= {MAX_VALUE};
+END""",
+]
+
+SQLITE_SEARCH = [
+    """CREATE TABLE item_search (
+  id INTEGER PRIMARY KEY, dataset_id VARCHAR(64) NOT NULL, item_id VARCHAR(255) NOT NULL,
+  UNIQUE (dataset_id, item_id))""",
+    """CREATE VIRTUAL TABLE item_search_fts USING fts5(
+  body, content='', tokenize='trigram', detail='none', columnsize=0)""",
+    "CREATE VIRTUAL TABLE item_search_terms USING fts5vocab(item_search_fts, 'instance')",
+    """CREATE VIRTUAL TABLE result_search_fts USING fts5(
+  body, content='', tokenize='trigram', detail='none', columnsize=0)""",
+    "CREATE VIRTUAL TABLE result_search_terms USING fts5vocab(result_search_fts, 'instance')",
+    """CREATE TRIGGER items_search_ai AFTER INSERT ON items BEGIN
+  INSERT INTO item_search (dataset_id, item_id) VALUES (new.dataset_id, new.item_id);
+  INSERT INTO item_search_fts (rowid, body) VALUES (
+    (SELECT id FROM item_search WHERE dataset_id = new.dataset_id AND item_id = new.item_id),
+    CAST(new.fields AS TEXT) || char(10, 10));
+END""",
+    """CREATE TRIGGER items_search_ad AFTER DELETE ON items BEGIN
+  INSERT INTO item_search_fts (item_search_fts, rowid, body)
+  SELECT 'delete', id, CAST(old.fields AS TEXT) || char(10, 10) FROM item_search
+  WHERE dataset_id = old.dataset_id AND item_id = old.item_id;
+  DELETE FROM item_search WHERE dataset_id = old.dataset_id AND item_id = old.item_id;
+END""",
+    """CREATE TRIGGER items_search_au AFTER UPDATE OF fields ON items BEGIN
+  INSERT INTO item_search_fts (item_search_fts, rowid, body)
+  SELECT 'delete', id, CAST(old.fields AS TEXT) || char(10, 10) FROM item_search
+  WHERE dataset_id = old.dataset_id AND item_id = old.item_id;
+  INSERT INTO item_search_fts (rowid, body)
+  SELECT id, CAST(new.fields AS TEXT) || char(10, 10) FROM item_search
+  WHERE dataset_id = old.dataset_id AND item_id = old.item_id;
+END""",
+    """CREATE TRIGGER results_search_ai AFTER INSERT ON results BEGIN
+  INSERT INTO result_search_fts (rowid, body) VALUES (new.id, new.reason || char(10, 10));
+END""",
+    """CREATE TRIGGER results_search_ad AFTER DELETE ON results BEGIN
+  INSERT INTO result_search_fts (result_search_fts, rowid, body)
+  VALUES ('delete', old.id, old.reason || char(10, 10));
+END""",
+    """CREATE TRIGGER results_search_au AFTER UPDATE OF reason ON results BEGIN
+  INSERT INTO result_search_fts (result_search_fts, rowid, body)
+  VALUES ('delete', old.id, old.reason || char(10, 10));
+  INSERT INTO result_search_fts (rowid, body) VALUES (new.id, new.reason || char(10, 10));
+END""",
+]
+
+item_search = table("item_search", column("id"), column("dataset_id"), column("item_id"))
+
+
+def has_trigram(conn: Connection) -> bool:
+    """Whether this SQLite has FTS5's trigram tokenizer (3.34 and later, FTS5 compiled in)."""
+    from sqlalchemy.exc import DBAPIError
+
+    try:
+        conn.exec_driver_sql("CREATE VIRTUAL TABLE temp.assay_probe USING fts5(x, "
+                             "tokenize='trigram', content='', detail='none')")
+    except DBAPIError:
+        return False
+    conn.exec_driver_sql("DROP TABLE temp.assay_probe")
+    return True
+
+
+def create_sqlite(conn: Connection) -> None:
+    """The triggers and text indexes of a new SQLite store (migration 0011 for an old one)."""
+    for statement in SQLITE_FIELDS:
+        conn.exec_driver_sql(statement)
+    if has_trigram(conn):
+        for statement in SQLITE_SEARCH:
+            conn.exec_driver_sql(statement)
+
+
+def has_text_index(conn: Connection) -> bool:
+    return conn.dialect.name == "sqlite" and conn.exec_driver_sql(
+        "SELECT 1 FROM sqlite_master WHERE name = 'result_search_fts'").first() is not None
+
+
+def _caseless(ch: str) -> bool:
+    return ch.isascii() or ch.lower() == ch == ch.upper()
+
+
+def _matching(fts: str, terms: str, query: str, name: str) -> Select[Any] | None:
+    """The rowids of `fts` whose text may hold `query`: every row that does, and maybe some
+    that do not (the caller checks them). None when the index cannot say (a short text with
+    letters whose case SQLite may fold otherwise than Python)."""
+    if len(query) >= 3:
+        trigrams = sorted({query[i:i + 3] for i in range(len(query) - 2)})
+        match = " AND ".join('"' + t.replace('"', '""') + '"' for t in trigrams)
+        return select(column("rowid")).select_from(table(fts)).where(
+            text(f"{fts} MATCH :{name}").bindparams(**{name: match}))
+    if not all(_caseless(ch) for ch in query):
+        return None
+    low = query.lower()
+    return select(column("doc")).select_from(table(terms)).where(
+        column("term") >= low, column("term") <= low + "\U0010ffff")
+
+
+def text_candidates(conn: Connection, run_id: str, dataset_id: str, query: str,
+                    results: Any, answers: Any, like: ColumnElement[bool]
+                    ) -> CompoundSelect[Any] | None:
+    """The ids of a run's results whose reason, item or answer may contain `query` (a superset
+    of those that do), read from the text indexes; None where there are none (PostgreSQL, an
+    old SQLite) or they cannot answer this query — the caller then scans."""
+    if not query or not has_text_index(conn):
+        return None
+    reasons = _matching("result_search_fts", "result_search_terms", query, "reason_match")
+    found_items = _matching("item_search_fts", "item_search_terms", query, "item_match")
+    if reasons is None or found_items is None:
+        return None
+    by_item = select(item_search.c.item_id).where(
+        item_search.c.dataset_id == dataset_id, item_search.c.id.in_(found_items))
+    answered = select(answers.c.item_id, answers.c.target, answers.c.epoch).where(
+        answers.c.run_id == run_id, like)
+    return union(
+        select(results.c.id).where(results.c.id.in_(reasons)),
+        select(results.c.id).where(results.c.run_id == run_id,
+                                   results.c.item_id.in_(by_item)),
+        select(results.c.id).where(
+            results.c.run_id == run_id,
+            tuple_(results.c.item_id, results.c.target, results.c.epoch).in_(answered)),
+    )
+
+
+def field_filter(dataset_id: str, name: str, value: str, item_id: ColumnElement[Any]
+                 ) -> ColumnElement[bool] | None:
+    """`item_id` is an item whose field `name`, as text, is `value` — through item_fields;
+    None when that table cannot say (a name or value longer than it keeps)."""
+    if len(name) > MAX_NAME or len(value) > MAX_VALUE:
+        return None
+    return item_id.in_(select(item_fields.c.item_id).where(
+        item_fields.c.dataset_id == dataset_id, item_fields.c.name == name,
+        item_fields.c.value == value))

@@ -146,7 +146,7 @@ def test_migrations_match_the_schema_and_keep_old_runs(tmp_path: Path,
         # the SQLite-only search tables (store/search.py) are not in schema.py's metadata
         diff = compare_metadata(MigrationContext.configure(conn, opts={
             "include_name": lambda name, kind, _: not (kind == "table" and name and (
-                name.startswith(("item_search", "result_search"))))}), metadata)
+                name.startswith(("item_search", "answer_search", "result_search"))))}), metadata)
     assert diff == []
 
 

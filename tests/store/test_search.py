@@ -15,6 +15,7 @@ from sqlalchemy import Engine, create_engine, text
 from assay.core.types import Item
 from assay.store import browse, repo, search
 from assay.store import results as stored_results
+from assay.store.datasets import item_labels
 from assay.store.db import HEAD, MIGRATIONS, current_revision, open_engine
 from tests.marks import starts
 from tests.postgres import postgres_server
@@ -118,6 +119,9 @@ BY_BACKEND = {
 def check_filters(engine: Engine) -> None:
     for kw, rows in EXPECTED + BY_BACKEND[engine.dialect.name]:
         assert page(engine, **kw) == rows, kw
+    # the label list (one index seek per label), and of a dataset without labels
+    assert item_labels(engine, "d1") == ["A", "B", "C"]
+    assert item_labels(engine, "nosuchdataset") == []
     # a page of a filter, and its count
     total, rows = browse.browse_page(engine, "r1", "d1", text="茅台", limit=1, offset=1)
     assert (total, [r["item_id"] for r in rows]) == (4, ["i3"])
@@ -184,10 +188,12 @@ def test_the_triggers_keep_the_indexes(sqlite_store: Engine) -> None:
     a reason or an item's fields leave the indexes saying what the rows say."""
     from sqlalchemy import delete, update
 
-    from assay.store.schema import item_fields, items, results
+    from assay.store.schema import answers, item_fields, items, results
 
     with sqlite_store.begin() as conn:
         conn.execute(delete(results).where(results.c.item_id == "i2"))
+        conn.execute(delete(answers).where(answers.c.item_id == "i2"))  # (as assay retry)
+        conn.execute(update(answers).where(answers.c.item_id == "i3").values(text="银行"))
         conn.execute(update(results).where(results.c.item_id == "i1", results.c.evaluator ==
                                            "e2").values(reason="judge: 茅台 price fresh"))
         conn.execute(update(items).where(items.c.item_id == "i5").values(
@@ -197,6 +203,8 @@ def test_the_triggers_keep_the_indexes(sqlite_store: Engine) -> None:
     assert page(sqlite_store, text="stale") == []
     assert page(sqlite_store, text="gold") == [("i5", "e1")]
     assert page(sqlite_store, text="fresh") == [("i1", "e2")]
+    assert page(sqlite_store, text="银行") == [("i3", "e1"), ("i3", "e2")]
+    assert page(sqlite_store, text="2,310") == []
     assert page(sqlite_store, where={"tags": "Metal"}) == [("i5", "e1")]
     assert page(sqlite_store, where={"tags": "Stock"}) == [
         ("i1", "e1"), ("i3", "e1"), ("i1", "e2"), ("i3", "e2")]
@@ -204,6 +212,8 @@ def test_the_triggers_keep_the_indexes(sqlite_store: Engine) -> None:
         assert conn.execute(text("SELECT count(*) FROM item_fields WHERE item_id = 'i6'")
                             ).scalar() == 0
         assert conn.execute(text("SELECT count(*) FROM item_search WHERE item_id = 'i6'")
+                            ).scalar() == 0
+        assert conn.execute(text("SELECT count(*) FROM answer_search WHERE item_id = 'i2'")
                             ).scalar() == 0
         assert conn.execute(item_fields.select().where(item_fields.c.item_id == "i5")
                             ).all() == [("d1", "prompt", "now Gold", "i5"),
@@ -244,6 +254,7 @@ def test_an_old_sqlite_store_is_upgraded_with_its_rows_indexed(tmp_path: Path) -
     with engine.connect() as conn:
         assert conn.execute(text("SELECT count(*) FROM item_fields")).scalar() == 21
         assert conn.execute(text("SELECT count(*) FROM item_search")).scalar() == 6
+        assert conn.execute(text("SELECT count(*) FROM answer_search")).scalar() == 5
     populate_more(engine)  # the triggers, installed by the upgrade, keep them
     assert page(engine, where={"tags": "New"}) == [("i7", "e1")]
     assert page(engine, text="新的") == [("i7", "e1")]

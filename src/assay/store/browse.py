@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Engine, Text, and_, cast, func, or_, select
+from sqlalchemy import Engine, Select, Text, and_, cast, func, or_, select
 
 from . import search
 from .results import filtered_ids, result_filters
@@ -32,31 +32,35 @@ def browse_page(engine: Engine, run_id: str, dataset_id: str, *, evaluator: str 
     Each filter goes through an index (store/search.py, migration 0011): the label's and the
     fields' items, the score, the text indexes' candidates; no filter reads a result's row
     (its evidence is inline) except to check a text search's candidates."""
-    conds = result_filters(run_id, dataset_id, evaluator=evaluator, status=status, label=label,
-                           score=score, no_score=no_score)
+    def filters(each: bool) -> list[Any]:
+        """The conditions: the label's and the fields' items read at once (a count), or
+        with `each` checked row by row (a page, which stops at its end)."""
+        conds = result_filters(run_id, dataset_id, evaluator=evaluator, status=status,
+                               label=label, score=score, no_score=no_score, each=each)
+        for name, value in (where or {}).items():
+            indexed = search.field_filter(dataset_id, name, value, results.c.item_id,
+                                          each=each)
+            # a name or value too long for item_fields: from the JSON, as before
+            conds.append(indexed if indexed is not None else
+                         cast(items.c.fields[name].as_string(), Text) == value)
+        if text:
+            conds.append(or_(results.c.reason.contains(text, autoescape=True),
+                             answers.c.text.contains(text, autoescape=True),
+                             # the item's whole stored text (question and every other field):
+                             # a plain LIKE, cheaper than extracting one JSON field per row
+                             cast(items.c.fields, Text).contains(text, autoescape=True)))
+        return conds
+
     on_item = and_(items.c.dataset_id == dataset_id, items.c.item_id == results.c.item_id)
     on_answer = and_(answers.c.run_id == results.c.run_id,
                      answers.c.item_id == results.c.item_id,
                      answers.c.target == results.c.target, answers.c.epoch == results.c.epoch)
     question = func.coalesce(items.c.fields["prompt"].as_string(),
                              items.c.fields["question"].as_string())
-    need_item = sort == "item"
-    need_answer = sort in ("latency", "-latency")
-    answer_like = None
-    for name, value in (where or {}).items():
-        indexed = search.field_filter(dataset_id, name, value, results.c.item_id)
-        if indexed is not None:
-            conds.append(indexed)
-        else:  # a name or value too long for item_fields: from the JSON, as before
-            need_item = True
-            conds.append(cast(items.c.fields[name].as_string(), Text) == value)
-    if text:
-        answer_like = answers.c.text.contains(text, autoescape=True)
-        conds.append(or_(results.c.reason.contains(text, autoescape=True), answer_like,
-                         # the item's whole stored text (question and every other field): a
-                         # plain LIKE, cheaper than extracting one JSON field per row
-                         cast(items.c.fields, Text).contains(text, autoescape=True)))
-        need_item = need_answer = True
+    need_item = bool(text) or sort == "item" or any(
+        search.field_filter(dataset_id, n, v, results.c.item_id) is None
+        for n, v in (where or {}).items())
+    need_answer = bool(text) or sort in ("latency", "-latency")
     orders: dict[str, list[Any]] = {
         "item": [results.c.item_id], "score": [results.c.score.asc().nulls_first()],
         "-score": [results.c.score.desc().nulls_last()], "status": [results.c.status],
@@ -65,28 +69,29 @@ def browse_page(engine: Engine, run_id: str, dataset_id: str, *, evaluator: str 
         "-latency": [answers.c.latency_s.desc().nulls_last()]}
     order = orders.get(sort, [])
     with engine.connect() as conn:
-        found = search.text_candidates(conn, run_id, dataset_id, text, results, answers,
-                                       answer_like) if text and answer_like is not None \
-            else None
-        if found is not None:
-            # the text indexes' candidates (every result that matches and maybe a few more)
-            # drive the query, each checked by the condition above
-            cand = found.subquery()
-            base = select(results.c.id).select_from(
-                cand.join(results, results.c.id == cand.c.id)).where(*conds)
-        else:  # no search, or one the indexes cannot answer: a scan of the run's results
-            base = filtered_ids(conds)
-        if need_item:
-            base = base.outerjoin(items, on_item)
-        if need_answer:
-            base = base.outerjoin(answers, on_answer)
+        found = search.text_candidates(conn, run_id, dataset_id, text, results) \
+            if text else None
+
+        def base(each: bool) -> Select[Any]:
+            if found is not None:
+                # the text indexes' candidates (every result that matches and maybe a few
+                # more) drive the query, each checked by the conditions
+                cand = found.subquery()
+                q = select(results.c.id).select_from(
+                    cand.join(results, results.c.id == cand.c.id)).where(*filters(each))
+            else:  # no search, or one the indexes cannot answer: the run's results
+                q = filtered_ids(filters(each))
+            if need_item:
+                q = q.outerjoin(items, on_item)
+            return q.outerjoin(answers, on_answer) if need_answer else q
+
         if text:  # one pass for the count and the page: the candidates are read once
-            every = [r[0] for r in conn.execute(base.order_by(*order, results.c.id))]
+            every = [r[0] for r in conn.execute(base(True).order_by(*order, results.c.id))]
             total, ids = len(every), every[offset:offset + limit]
         else:
-            total = conn.execute(select(func.count()).select_from(base.subquery())
+            total = conn.execute(select(func.count()).select_from(base(False).subquery())
                                  ).scalar_one()
-            ids = [r[0] for r in conn.execute(base.order_by(*order, results.c.id)
+            ids = [r[0] for r in conn.execute(base(True).order_by(*order, results.c.id)
                                               .limit(limit).offset(offset))] if total else []
         if not ids:
             return int(total), []

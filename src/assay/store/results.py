@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, Engine, Select, and_, case, func, select
+from sqlalchemy import ColumnElement, Engine, Select, and_, case, exists, func, select
 
 from .schema import items, results, runs
 
@@ -109,12 +109,14 @@ def evaluator_names(engine: Engine, run_id: str) -> list[str]:
 
 def result_filters(run_id: str, dataset_id: str, *, evaluator: str | None = None,
                    status: str | None = None, label: str | None = None,
-                   score: float | None = None, no_score: bool = False
+                   score: float | None = None, no_score: bool = False, each: bool = False
                    ) -> list[ColumnElement[bool]]:
     """The conditions on a run's results that the results pages share: the run, evaluator,
-    status, score (or none: `no_score`) and the item's label — the label's items through
-    items' (dataset, label, item) index, then their results through the (run, item, …) one;
-    with the (run, score, …) index no condition reads a result's row."""
+    status, score (or none: `no_score`) and the item's label. The label's items are read
+    through items' (dataset, label, item) index and their results through the (run, item, …)
+    one — what a count wants —, or with `each` checked result by result as the run's
+    covering index gives them in order: what a page wants, which stops at its end. No
+    condition reads a result's row."""
     conds = [results.c.run_id == run_id]
     if evaluator:
         conds.append(results.c.evaluator == evaluator)
@@ -125,8 +127,10 @@ def result_filters(run_id: str, dataset_id: str, *, evaluator: str | None = None
     elif score is not None:
         conds.append(results.c.score == score)
     if label:
-        conds.append(results.c.item_id.in_(select(items.c.item_id).where(
-            items.c.dataset_id == dataset_id, items.c.label == label)))
+        found = select(items.c.item_id).where(items.c.dataset_id == dataset_id,
+                                              items.c.label == label)
+        conds.append(exists(found.where(items.c.item_id == results.c.item_id)) if each
+                     else results.c.item_id.in_(found))
     return conds
 
 
@@ -142,12 +146,16 @@ def results_page(engine: Engine, run_id: str, dataset_id: str, *, evaluator: str
     """(how many results match, one page of them): item_id, target, epoch, evaluator, score,
     status, reason and the item's label. Three short queries on one connection: the count, the
     page's ids (through the indexes), then those rows."""
-    base = filtered_ids(result_filters(run_id, dataset_id, evaluator=evaluator, status=status,
-                                       label=label, score=score, no_score=no_score))
+    def base(each: bool) -> Select[Any]:
+        return filtered_ids(result_filters(run_id, dataset_id, evaluator=evaluator,
+                                           status=status, label=label, score=score,
+                                           no_score=no_score, each=each))
+
     on_item = and_(items.c.dataset_id == dataset_id, items.c.item_id == results.c.item_id)
     with engine.connect() as conn:
-        total = conn.execute(select(func.count()).select_from(base.subquery())).scalar_one()
-        ids = [r[0] for r in conn.execute(base.order_by(results.c.id).limit(limit)
+        total = conn.execute(select(func.count()).select_from(base(False).subquery())
+                             ).scalar_one()
+        ids = [r[0] for r in conn.execute(base(True).order_by(results.c.id).limit(limit)
                                           .offset(offset))]
         rows = conn.execute(
             select(results.c.item_id, results.c.target, results.c.epoch,

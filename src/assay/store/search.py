@@ -2,13 +2,14 @@
 100,000 items: what matches is exactly what the plain scans matched — an index only names the
 candidates, and the scan's own condition is checked on them.
 
-* SQLite keeps contentless trigram indexes (FTS5, detail=none) over each item's stored JSON and
-  each result's reason. A search of three characters or more asks for rows holding every
-  trigram of the text (folded as SQLite folds case); a shorter one reads the index's terms that
-  begin with it (every character of an indexed text begins a trigram: two newlines end each).
-  PostgreSQL, and a SQLite without the trigram tokenizer, scan as before.
-* `item_fields` holds each item's top-level fields as text, for `where=NAME=VALUE`; a name or
-  value over 100 characters (a name over 255) is not kept there and is filtered from the JSON as before.
+* SQLite keeps contentless trigram indexes (FTS5, detail=none) over each item's stored JSON,
+  each answer's text and each result's reason. A search of three characters or more asks
+  for rows holding every trigram of the text (folded as SQLite folds case); a shorter one
+  reads the index's terms that begin with it (every character of an indexed text begins a
+  trigram: two newlines end each). PostgreSQL, and a SQLite without the trigram tokenizer,
+  scan as before.
+* `item_fields` holds each item's top-level fields as text, for `where=NAME=VALUE`; a value
+  over 100 characters (a name over 255) is not kept there and is filtered from the JSON.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from sqlalchemy import (
     Connection,
     Select,
     column,
+    exists,
     select,
     table,
     text,
@@ -88,6 +90,41 @@ END""",
   SELECT id, CAST(new.fields AS TEXT) || char(10, 10) FROM item_search
   WHERE dataset_id = old.dataset_id AND item_id = old.item_id;
 END""",
+    """CREATE TABLE answer_search (
+  id INTEGER PRIMARY KEY, run_id VARCHAR(64) NOT NULL, item_id VARCHAR(255) NOT NULL,
+  target VARCHAR(255) NOT NULL, epoch INTEGER NOT NULL, UNIQUE (run_id, item_id, target, epoch))""",
+    """CREATE VIRTUAL TABLE answer_search_fts USING fts5(
+  body, content='', tokenize='trigram', detail='none', columnsize=0)""",
+    "CREATE VIRTUAL TABLE answer_search_terms USING fts5vocab(answer_search_fts, 'instance')",
+    """CREATE TRIGGER answers_search_ai AFTER INSERT ON answers WHEN new.text IS NOT NULL BEGIN
+  INSERT INTO answer_search (run_id, item_id, target, epoch)
+  VALUES (new.run_id, new.item_id, new.target, new.epoch);
+  INSERT INTO answer_search_fts (rowid, body) VALUES (
+    (SELECT id FROM answer_search WHERE run_id = new.run_id AND item_id = new.item_id
+     AND target = new.target AND epoch = new.epoch), new.text || char(10, 10));
+END""",
+    """CREATE TRIGGER answers_search_ad AFTER DELETE ON answers WHEN old.text IS NOT NULL BEGIN
+  INSERT INTO answer_search_fts (answer_search_fts, rowid, body)
+  SELECT 'delete', id, old.text || char(10, 10) FROM answer_search
+  WHERE run_id = old.run_id AND item_id = old.item_id AND target = old.target
+  AND epoch = old.epoch;
+  DELETE FROM answer_search WHERE run_id = old.run_id AND item_id = old.item_id
+  AND target = old.target AND epoch = old.epoch;
+END""",
+    """CREATE TRIGGER answers_search_au AFTER UPDATE OF text ON answers BEGIN
+  INSERT INTO answer_search_fts (answer_search_fts, rowid, body)
+  SELECT 'delete', id, old.text || char(10, 10) FROM answer_search
+  WHERE old.text IS NOT NULL AND run_id = old.run_id AND item_id = old.item_id
+  AND target = old.target AND epoch = old.epoch;
+  DELETE FROM answer_search WHERE old.text IS NOT NULL AND run_id = old.run_id
+  AND item_id = old.item_id AND target = old.target AND epoch = old.epoch;
+  INSERT INTO answer_search (run_id, item_id, target, epoch)
+  SELECT new.run_id, new.item_id, new.target, new.epoch WHERE new.text IS NOT NULL;
+  INSERT INTO answer_search_fts (rowid, body)
+  SELECT id, new.text || char(10, 10) FROM answer_search
+  WHERE new.text IS NOT NULL AND run_id = new.run_id AND item_id = new.item_id
+  AND target = new.target AND epoch = new.epoch;
+END""",
     """CREATE TRIGGER results_search_ai AFTER INSERT ON results BEGIN
   INSERT INTO result_search_fts (rowid, body) VALUES (new.id, new.reason || char(10, 10));
 END""",
@@ -102,7 +139,38 @@ END""",
 END""",
 ]
 
+# The query planner's picture of a store (sqlite_stat1, as ANALYZE writes it): runs of
+# 100,000 results, a result found by its run and item, a label or field value shared by many
+# items. Without it SQLite takes `run_id = ?` for a few rows and reads a whole run through the
+# covering index to find one item's results; with it each query takes the index meant for it,
+# in an empty store as in a full one. An ANALYZE of the real store replaces these.
+SQLITE_STATS = [
+    ("results", None, "1000000"),
+    ("results", "sqlite_autoindex_results_1", "1000000 100000 2 2 2 1"),
+    ("results", "ix_results_run_status", "1000000 100000 30000"),
+    ("results", "ix_results_run_rows", "1000000 100000 1 1 1 1 1 1 1 1"),
+    ("items", None, "1000000"),
+    ("items", "sqlite_autoindex_items_1", "1000000 100000 1"),
+    ("items", "ix_items_dataset_label", "1000000 100000 50000 1"),
+    ("item_fields", "item_fields", "10000000 1000000 100000 50000 1"),
+    ("answers", "sqlite_autoindex_answers_1", "1000000 100000 1 1 1"),
+]
+
+
+def write_stats(conn: Connection) -> None:
+    """SQLITE_STATS into sqlite_stat1 (made by an ANALYZE of the empty schema table)."""
+    conn.exec_driver_sql("ANALYZE sqlite_schema")
+    for table_name, index, stat in SQLITE_STATS:
+        conn.exec_driver_sql("DELETE FROM sqlite_stat1 WHERE tbl = ? AND idx IS ?",
+                             (table_name, index))
+        conn.exec_driver_sql("INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (?, ?, ?)",
+                             (table_name, index, stat))
+    conn.exec_driver_sql("ANALYZE sqlite_schema")  # (re)loads them
+
+
 item_search = table("item_search", column("id"), column("dataset_id"), column("item_id"))
+answer_search = table("answer_search", column("id"), column("run_id"), column("item_id"),
+                      column("target"), column("epoch"))
 
 
 def has_trigram(conn: Connection) -> bool:
@@ -122,6 +190,7 @@ def create_sqlite(conn: Connection) -> None:
     """The triggers and text indexes of a new SQLite store (migration 0011 for an old one)."""
     for statement in SQLITE_FIELDS:
         conn.exec_driver_sql(statement)
+    write_stats(conn)
     if has_trigram(conn):
         for statement in SQLITE_SEARCH:
             conn.exec_driver_sql(statement)
@@ -129,7 +198,7 @@ def create_sqlite(conn: Connection) -> None:
 
 def has_text_index(conn: Connection) -> bool:
     return conn.dialect.name == "sqlite" and conn.exec_driver_sql(
-        "SELECT 1 FROM sqlite_master WHERE name = 'result_search_fts'").first() is not None
+        "SELECT 1 FROM sqlite_master WHERE name = 'answer_search_fts'").first() is not None
 
 
 def _caseless(ch: str) -> bool:
@@ -153,8 +222,7 @@ def _matching(fts: str, terms: str, query: str, name: str) -> Select[Any] | None
 
 
 def text_candidates(conn: Connection, run_id: str, dataset_id: str, query: str,
-                    results: Any, answers: Any, like: ColumnElement[bool]
-                    ) -> CompoundSelect[Any] | None:
+                    results: Any) -> CompoundSelect[Any] | None:
     """The ids of a run's results whose reason, item or answer may contain `query` (a superset
     of those that do), read from the text indexes; None where there are none (PostgreSQL, an
     old SQLite) or they cannot answer this query — the caller then scans."""
@@ -164,10 +232,14 @@ def text_candidates(conn: Connection, run_id: str, dataset_id: str, query: str,
     found_items = _matching("item_search_fts", "item_search_terms", query, "item_match")
     if reasons is None or found_items is None:
         return None
+    found_answers = _matching("answer_search_fts", "answer_search_terms", query, "answer_match")
+    if found_answers is None:
+        return None
     by_item = select(item_search.c.item_id).where(
         item_search.c.dataset_id == dataset_id, item_search.c.id.in_(found_items))
-    answered = select(answers.c.item_id, answers.c.target, answers.c.epoch).where(
-        answers.c.run_id == run_id, like)
+    answered = select(answer_search.c.item_id, answer_search.c.target,
+                      answer_search.c.epoch).where(answer_search.c.run_id == run_id,
+                                                   answer_search.c.id.in_(found_answers))
     return union(
         select(results.c.id).where(results.c.id.in_(reasons)),
         select(results.c.id).where(results.c.run_id == run_id,
@@ -178,12 +250,16 @@ def text_candidates(conn: Connection, run_id: str, dataset_id: str, query: str,
     )
 
 
-def field_filter(dataset_id: str, name: str, value: str, item_id: ColumnElement[Any]
-                 ) -> ColumnElement[bool] | None:
-    """`item_id` is an item whose field `name`, as text, is `value` — through item_fields;
-    None when that table cannot say (a name or value longer than it keeps)."""
+def field_filter(dataset_id: str, name: str, value: str, item_id: ColumnElement[Any], *,
+                 each: bool = False) -> ColumnElement[bool] | None:
+    """`item_id` is an item whose field `name`, as text, is `value` — through item_fields: its
+    items read at once (IN, for a count), or with `each` one lookup per row (EXISTS, for a
+    page that stops at its end). None when that table cannot say (a name or value longer
+    than it keeps)."""
     if len(name) > MAX_NAME or len(value) > MAX_VALUE:
         return None
-    return item_id.in_(select(item_fields.c.item_id).where(
+    found = select(item_fields.c.item_id).where(
         item_fields.c.dataset_id == dataset_id, item_fields.c.name == name,
-        item_fields.c.value == value))
+        item_fields.c.value == value)
+    return exists(found.where(item_fields.c.item_id == item_id)) if each \
+        else item_id.in_(found)

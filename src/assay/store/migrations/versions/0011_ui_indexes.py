@@ -7,10 +7,12 @@
 * `ix_items_dataset_label` gains item_id: the label filter's items without reading their JSON;
 * `item_fields`: each item's top-level fields as text (a value over 100 characters, a name
   over 255, is left out), kept by triggers on `items`, so `where=FIELD=VALUE` is a lookup;
-* SQLite only: trigram full-text indexes (FTS5, contentless) over each item's stored JSON and
-  each result's reason, kept by triggers: text search finds its candidates there instead of
-  scanning every result. Skipped where the SQLite has no FTS5 trigram tokenizer (before
-  3.34); the search then scans, as before.
+* SQLite: the planner's statistics (sqlite_stat1) of a store of 100,000-result runs, so that
+  each query takes the index meant for it;
+* SQLite only: trigram full-text indexes (FTS5, contentless) over each item's stored JSON,
+  each answer's text and each result's reason, kept by triggers: text search finds its
+  candidates there instead of scanning every result. Skipped where the SQLite has no FTS5
+  trigram tokenizer (before 3.34); the search then scans, as before.
 
 Revision ID: 0011
 Revises: 0010
@@ -85,6 +87,41 @@ END""",
   SELECT id, CAST(new.fields AS TEXT) || char(10, 10) FROM item_search
   WHERE dataset_id = old.dataset_id AND item_id = old.item_id;
 END""",
+    """CREATE TABLE answer_search (
+  id INTEGER PRIMARY KEY, run_id VARCHAR(64) NOT NULL, item_id VARCHAR(255) NOT NULL,
+  target VARCHAR(255) NOT NULL, epoch INTEGER NOT NULL, UNIQUE (run_id, item_id, target, epoch))""",
+    """CREATE VIRTUAL TABLE answer_search_fts USING fts5(
+  body, content='', tokenize='trigram', detail='none', columnsize=0)""",
+    "CREATE VIRTUAL TABLE answer_search_terms USING fts5vocab(answer_search_fts, 'instance')",
+    """CREATE TRIGGER answers_search_ai AFTER INSERT ON answers WHEN new.text IS NOT NULL BEGIN
+  INSERT INTO answer_search (run_id, item_id, target, epoch)
+  VALUES (new.run_id, new.item_id, new.target, new.epoch);
+  INSERT INTO answer_search_fts (rowid, body) VALUES (
+    (SELECT id FROM answer_search WHERE run_id = new.run_id AND item_id = new.item_id
+     AND target = new.target AND epoch = new.epoch), new.text || char(10, 10));
+END""",
+    """CREATE TRIGGER answers_search_ad AFTER DELETE ON answers WHEN old.text IS NOT NULL BEGIN
+  INSERT INTO answer_search_fts (answer_search_fts, rowid, body)
+  SELECT 'delete', id, old.text || char(10, 10) FROM answer_search
+  WHERE run_id = old.run_id AND item_id = old.item_id AND target = old.target
+  AND epoch = old.epoch;
+  DELETE FROM answer_search WHERE run_id = old.run_id AND item_id = old.item_id
+  AND target = old.target AND epoch = old.epoch;
+END""",
+    """CREATE TRIGGER answers_search_au AFTER UPDATE OF text ON answers BEGIN
+  INSERT INTO answer_search_fts (answer_search_fts, rowid, body)
+  SELECT 'delete', id, old.text || char(10, 10) FROM answer_search
+  WHERE old.text IS NOT NULL AND run_id = old.run_id AND item_id = old.item_id
+  AND target = old.target AND epoch = old.epoch;
+  DELETE FROM answer_search WHERE old.text IS NOT NULL AND run_id = old.run_id
+  AND item_id = old.item_id AND target = old.target AND epoch = old.epoch;
+  INSERT INTO answer_search (run_id, item_id, target, epoch)
+  SELECT new.run_id, new.item_id, new.target, new.epoch WHERE new.text IS NOT NULL;
+  INSERT INTO answer_search_fts (rowid, body)
+  SELECT id, new.text || char(10, 10) FROM answer_search
+  WHERE new.text IS NOT NULL AND run_id = new.run_id AND item_id = new.item_id
+  AND target = new.target AND epoch = new.epoch;
+END""",
     """CREATE TRIGGER results_search_ai AFTER INSERT ON results BEGIN
   INSERT INTO result_search_fts (rowid, body) VALUES (new.id, new.reason || char(10, 10));
 END""",
@@ -119,6 +156,35 @@ END $$ LANGUAGE plpgsql""",
     """CREATE TRIGGER items_fields AFTER INSERT OR UPDATE OR DELETE ON items
 FOR EACH ROW EXECUTE FUNCTION assay_item_fields()""",
 ]
+
+
+# The query planner's picture of a store (sqlite_stat1, as ANALYZE writes it): runs of
+# 100,000 results, a result found by its run and item, a label or field value shared by many
+# items. Without it SQLite takes `run_id = ?` for a few rows and reads a whole run through the
+# covering index to find one item's results; with it each query takes the index meant for it,
+# in an empty store as in a full one. An ANALYZE of the real store replaces these.
+SQLITE_STATS = [
+    ("results", None, "1000000"),
+    ("results", "sqlite_autoindex_results_1", "1000000 100000 2 2 2 1"),
+    ("results", "ix_results_run_status", "1000000 100000 30000"),
+    ("results", "ix_results_run_rows", "1000000 100000 1 1 1 1 1 1 1 1"),
+    ("items", None, "1000000"),
+    ("items", "sqlite_autoindex_items_1", "1000000 100000 1"),
+    ("items", "ix_items_dataset_label", "1000000 100000 50000 1"),
+    ("item_fields", "item_fields", "10000000 1000000 100000 50000 1"),
+    ("answers", "sqlite_autoindex_answers_1", "1000000 100000 1 1 1"),
+]
+
+
+def write_stats(conn: sa.Connection) -> None:
+    """SQLITE_STATS into sqlite_stat1 (made by an ANALYZE of the empty schema table)."""
+    conn.exec_driver_sql("ANALYZE sqlite_schema")
+    for table_name, index, stat in SQLITE_STATS:
+        conn.exec_driver_sql("DELETE FROM sqlite_stat1 WHERE tbl = ? AND idx IS ?",
+                             (table_name, index))
+        conn.exec_driver_sql("INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (?, ?, ?)",
+                             (table_name, index, stat))
+    conn.exec_driver_sql("ANALYZE sqlite_schema")  # (re)loads them
 
 
 def _has_trigram(bind: sa.Connection) -> bool:
@@ -165,6 +231,7 @@ WHERE f.value IS NOT NULL AND length(f.key) <= {MAX_NAME}
   AND length(CAST(f.value AS TEXT)) <= {MAX_VALUE}""")
     for statement in SQLITE_FIELDS:
         op.execute(statement)
+    write_stats(bind)
     if not _has_trigram(bind):
         return
     for statement in SQLITE_SEARCH:
@@ -176,6 +243,13 @@ WHERE f.value IS NOT NULL AND length(f.key) <= {MAX_NAME}
                "ON i.dataset_id = s.dataset_id AND i.item_id = s.item_id")
     op.execute("INSERT INTO result_search_fts (rowid, body) "
                "SELECT id, reason || char(10, 10) FROM results")
+    op.execute("INSERT INTO answer_search (run_id, item_id, target, epoch) "
+               "SELECT run_id, item_id, target, epoch FROM answers WHERE text IS NOT NULL "
+               "ORDER BY rowid")
+    op.execute("INSERT INTO answer_search_fts (rowid, body) SELECT s.id, "
+               "a.text || char(10, 10) FROM answer_search AS s JOIN answers AS a "
+               "ON a.run_id = s.run_id AND a.item_id = s.item_id AND a.target = s.target "
+               "AND a.epoch = s.epoch")
 
 
 def downgrade() -> None:
@@ -186,11 +260,15 @@ def downgrade() -> None:
     else:
         for name in ("items_fields_ai", "items_fields_ad", "items_fields_au",
                      "items_search_ai", "items_search_ad", "items_search_au",
+                     "answers_search_ai", "answers_search_ad", "answers_search_au",
                      "results_search_ai", "results_search_ad", "results_search_au"):
             op.execute(f"DROP TRIGGER IF EXISTS {name}")
         for name in ("item_search_terms", "item_search_fts", "result_search_terms",
-                     "result_search_fts", "item_search"):
+                     "result_search_fts", "item_search", "answer_search_terms",
+                     "answer_search_fts", "answer_search"):
             op.execute(f"DROP TABLE IF EXISTS {name}")
+        op.execute("DELETE FROM sqlite_stat1 WHERE tbl IN ('results', 'items', 'item_fields', "
+                   "'answers')")
     op.drop_table("item_fields")
     op.drop_index("ix_results_run_rows", table_name="results")
     op.drop_index("ix_items_dataset_label", table_name="items")

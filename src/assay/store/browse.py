@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import Engine, Select, Text, and_, cast, func, or_, select
 
 from . import search
-from .results import filtered_ids, result_filters
+from .results import filtered_ids, item_key, result_filters
 from .schema import answers, items, results, runs
 
 # sort name → (column expression key, descending); the result's id breaks ties (insertion order)
@@ -37,9 +37,9 @@ def browse_page(engine: Engine, run_id: str, dataset_id: str, *, evaluator: str 
         with `each` checked row by row (a page, which stops at its end)."""
         conds = result_filters(run_id, dataset_id, evaluator=evaluator, status=status,
                                label=label, score=score, no_score=no_score, each=each)
+        own = bool(evaluator or status or no_score or score is not None)
         for name, value in (where or {}).items():
-            indexed = search.field_filter(dataset_id, name, value, results.c.item_id,
-                                          each=each)
+            indexed = search.field_filter(dataset_id, name, value, item_key(own), each=each)
             # a name or value too long for item_fields: from the JSON, as before
             conds.append(indexed if indexed is not None else
                          cast(items.c.fields[name].as_string(), Text) == value)
@@ -69,8 +69,7 @@ def browse_page(engine: Engine, run_id: str, dataset_id: str, *, evaluator: str 
         "-latency": [answers.c.latency_s.desc().nulls_last()]}
     order = orders.get(sort, [])
     with engine.connect() as conn:
-        found = search.text_candidates(conn, run_id, dataset_id, text, results) \
-            if text else None
+        found = search.text_candidates(conn, run_id, dataset_id, text) if text else None
 
         def base(each: bool) -> Select[Any]:
             if found is not None:

@@ -8,6 +8,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import ColumnElement, Engine, Select, and_, case, exists, func, select
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.visitors import InternalTraversal
 
 from .schema import items, results, runs
 
@@ -130,8 +132,39 @@ def result_filters(run_id: str, dataset_id: str, *, evaluator: str | None = None
         found = select(items.c.item_id).where(items.c.dataset_id == dataset_id,
                                               items.c.label == label)
         conds.append(exists(found.where(items.c.item_id == results.c.item_id)) if each
-                     else results.c.item_id.in_(found))
+                     else item_key(len(conds) > 1).in_(found))
     return conds
+
+
+class Unindexed(ColumnElement[Any]):
+    """A column SQLite must not look rows up by (`+col`, SQLite's way to say so; the column
+    itself elsewhere)."""
+
+    inherit_cache = True
+    _traverse_internals = [  # noqa: RUF012 (SQLAlchemy's own attribute, a list)
+        ("column", InternalTraversal.dp_clauseelement)]
+
+    def __init__(self, column: ColumnElement[Any]) -> None:
+        self.column = column
+        self.type = column.type
+
+
+@compiles(Unindexed)
+def _unindexed(element: Unindexed, compiler: Any, **kw: Any) -> str:
+    return str(compiler.process(element.column, **kw))
+
+
+@compiles(Unindexed, "sqlite")
+def _unindexed_sqlite(element: Unindexed, compiler: Any, **kw: Any) -> str:
+    return "+" + str(compiler.process(element.column, **kw))
+
+
+def item_key(other_filters: bool) -> ColumnElement[Any]:
+    """results.item_id for an `IN (items …)` count. With a filter on the result's own columns
+    as well (score, status, evaluator), SQLite must not seek each item's results through the
+    (run, item, …) index, which lacks them and would read each row (its evidence inline):
+    the run's covering index in order, each row's item checked against the list, is cheaper."""
+    return Unindexed(results.c.item_id) if other_filters else results.c.item_id
 
 
 def filtered_ids(conds: Sequence[ColumnElement[bool]]) -> Select[Any]:

@@ -16,19 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import (
-    ColumnElement,
-    CompoundSelect,
-    Connection,
-    Select,
-    column,
-    exists,
-    select,
-    table,
-    text,
-    tuple_,
-    union,
-)
+from sqlalchemy import ColumnElement, Connection, TextualSelect, column, exists, select, text
 
 from .schema import item_fields
 
@@ -168,9 +156,6 @@ def write_stats(conn: Connection) -> None:
     conn.exec_driver_sql("ANALYZE sqlite_schema")  # (re)loads them
 
 
-item_search = table("item_search", column("id"), column("dataset_id"), column("item_id"))
-answer_search = table("answer_search", column("id"), column("run_id"), column("item_id"),
-                      column("target"), column("epoch"))
 
 
 def has_trigram(conn: Connection) -> bool:
@@ -205,49 +190,45 @@ def _caseless(ch: str) -> bool:
     return ch.isascii() or ch.lower() == ch == ch.upper()
 
 
-def _matching(fts: str, terms: str, query: str, name: str) -> Select[Any] | None:
-    """The rowids of `fts` whose text may hold `query`: every row that does, and maybe some
-    that do not (the caller checks them). None when the index cannot say (a short text with
-    letters whose case SQLite may fold otherwise than Python)."""
+def _matching(fts: str, terms: str, query: str, name: str
+              ) -> tuple[str, dict[str, str]] | None:
+    """SQL for the rowids (`doc`) of `fts` whose text may hold `query`: every row that does,
+    and maybe some that do not (the caller checks them), with its parameters. None when the
+    index cannot say (a short text with letters whose case SQLite may fold otherwise than
+    Python)."""
     if len(query) >= 3:
         trigrams = sorted({query[i:i + 3] for i in range(len(query) - 2)})
         match = " AND ".join('"' + t.replace('"', '""') + '"' for t in trigrams)
-        return select(column("rowid")).select_from(table(fts)).where(
-            text(f"{fts} MATCH :{name}").bindparams(**{name: match}))
+        return f"SELECT rowid AS doc FROM {fts} WHERE {fts} MATCH :{name}", {name: match}
     if not all(_caseless(ch) for ch in query):
         return None
     low = query.lower()
-    return select(column("doc")).select_from(table(terms)).where(
-        column("term") >= low, column("term") <= low + "\U0010ffff")
+    return (f"SELECT DISTINCT doc FROM {terms} WHERE term >= :{name}_lo "
+            f"AND term <= :{name}_hi", {f"{name}_lo": low, f"{name}_hi": low + "\U0010ffff"})
 
 
-def text_candidates(conn: Connection, run_id: str, dataset_id: str, query: str,
-                    results: Any) -> CompoundSelect[Any] | None:
+def text_candidates(conn: Connection, run_id: str, dataset_id: str, query: str
+                    ) -> TextualSelect | None:
     """The ids of a run's results whose reason, item or answer may contain `query` (a superset
     of those that do), read from the text indexes; None where there are none (PostgreSQL, an
-    old SQLite) or they cannot answer this query — the caller then scans."""
+    old SQLite) or they cannot answer this query — the caller then scans. Each index's rows
+    lead (CROSS JOIN: SQLite keeps the order written), each found by its key."""
     if not query or not has_text_index(conn):
         return None
-    reasons = _matching("result_search_fts", "result_search_terms", query, "reason_match")
-    found_items = _matching("item_search_fts", "item_search_terms", query, "item_match")
-    if reasons is None or found_items is None:
+    found = [_matching(f"{kind}_search_fts", f"{kind}_search_terms", query, f"{kind}_match")
+             for kind in ("result", "item", "answer")]
+    if any(f is None for f in found):
         return None
-    found_answers = _matching("answer_search_fts", "answer_search_terms", query, "answer_match")
-    if found_answers is None:
-        return None
-    by_item = select(item_search.c.item_id).where(
-        item_search.c.dataset_id == dataset_id, item_search.c.id.in_(found_items))
-    answered = select(answer_search.c.item_id, answer_search.c.target,
-                      answer_search.c.epoch).where(answer_search.c.run_id == run_id,
-                                                   answer_search.c.id.in_(found_answers))
-    return union(
-        select(results.c.id).where(results.c.id.in_(reasons)),
-        select(results.c.id).where(results.c.run_id == run_id,
-                                   results.c.item_id.in_(by_item)),
-        select(results.c.id).where(
-            results.c.run_id == run_id,
-            tuple_(results.c.item_id, results.c.target, results.c.epoch).in_(answered)),
-    )
+    (reasons, p1), (items, p2), (answers, p3) = found  # type: ignore[misc]
+    sql = f"""SELECT d.doc AS id FROM ({reasons}) AS d
+UNION SELECT r.id FROM ({items}) AS d CROSS JOIN item_search AS s ON s.id = d.doc
+  CROSS JOIN results AS r ON r.run_id = :search_run AND r.item_id = s.item_id
+  WHERE s.dataset_id = :search_dataset
+UNION SELECT r.id FROM ({answers}) AS d CROSS JOIN answer_search AS s ON s.id = d.doc
+  CROSS JOIN results AS r ON r.run_id = s.run_id AND r.item_id = s.item_id
+  AND r.target = s.target AND r.epoch = s.epoch WHERE s.run_id = :search_run"""
+    return text(sql).bindparams(search_run=run_id, search_dataset=dataset_id, **p1, **p2,
+                                **p3).columns(column("id"))
 
 
 def field_filter(dataset_id: str, name: str, value: str, item_id: ColumnElement[Any], *,

@@ -287,6 +287,25 @@ def test_downgrade_removes_what_0011_added(tmp_path: Path) -> None:
     assert "ix_results_run_rows" not in names and "ix_items_dataset_label" in names
 
 
+def test_a_batch_goes_through_the_triggers_in_one_statement(sqlite_store: Engine) -> None:
+    """SQLite batches of items, answers and results are staged and inserted in one statement
+    (the text index writes a segment per statement): in their order, and a refused batch
+    leaves nothing behind — neither in the table nor in the stage."""
+    from sqlalchemy.exc import IntegrityError
+
+    row = {"run_id": "r1", "evaluator": "e3", "evaluator_version": "v", "score": 1.0,
+           "status": "scored", "reason": "third", "evidence": None, "created_at": repo.now()}
+    with pytest.raises(IntegrityError):
+        repo.write_batch(sqlite_store, [], [{**row, "item_id": "i1"}, {**row, "item_id": "i1"}])
+    assert page(sqlite_store, evaluator="e3") == []
+    repo.write_batch(sqlite_store, [], [{**row, "item_id": i} for i in ("i5", "i2", "i4")])
+    assert page(sqlite_store, evaluator="e3") == [("i5", "e3"), ("i2", "e3"), ("i4", "e3")]
+    assert page(sqlite_store, text="third") == [("i5", "e3"), ("i2", "e3"), ("i4", "e3")]
+    with sqlite_store.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM temp.assay_stage_results")
+                            ).scalar() == 0
+
+
 # ---- PostgreSQL ------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -303,7 +322,8 @@ def _database(pg: str, name: str) -> str:
 
 
 def test_each_filter_gives_these_rows_on_postgresql(pg: str) -> None:
-    """The same rows (PostgreSQL has no trigram index here: its search scans, as before)."""
+    """The same rows (PostgreSQL has no trigram index here: its search scans, as before).
+    The PostgreSQL tests come last: the server stops when the module's last test ends."""
     engine = open_engine(_database(pg, "search_fresh"))
     populate(engine)
     check_filters(engine)

@@ -132,7 +132,14 @@ def test_migrations_match_the_schema_and_keep_old_runs(tmp_path: Path,
                                                         1.0)]
         assert conn.execute(text("SELECT span_id, run_id, item_id FROM spans")).all() == [
             ("s1", "r1", "q1")]  # 0009 rebuilt the table with its rows
-        # 0011 filled the item-field table and the text indexes from the rows before it
+        # 0011 made the search tables empty: the first search fills them (store/search.py)
+        assert conn.execute(text("SELECT count(*) FROM item_fields")).scalar() == 0
+        assert conn.execute(text("SELECT name, upto FROM search_marks ORDER BY name")).all() \
+            == [("answer_text", 0), ("item_fields", 0), ("item_text", 0), ("result_text", 0)]
+    from assay.store import search
+
+    assert search.catch_up(engine, ("item_fields", *search.TEXT_MARKS))
+    with engine.connect() as conn:  # then they hold the rows written before the upgrade
         assert conn.execute(text("SELECT dataset_id, name, value, item_id FROM item_fields "
                                  "ORDER BY name")).all() == [("d1", "label", "Stock", "q1"),
                                                              ("d1", "prompt", "x", "q1")]
@@ -140,13 +147,14 @@ def test_migrations_match_the_schema_and_keep_old_runs(tmp_path: Path,
                                  "result_search_fts MATCH 'ok'")).scalar() == 0  # < 3 chars
         assert conn.execute(text("SELECT DISTINCT doc FROM result_search_terms WHERE "
                                  "term >= 'ok' AND term < 'ol'")).scalars().all() == [1]
-        assert conn.execute(text("SELECT s.item_id FROM item_search AS s JOIN item_search_fts "
-                                 "AS f ON f.rowid = s.id WHERE item_search_fts MATCH 'toc'")
+        assert conn.execute(text("SELECT i.item_id FROM items AS i JOIN item_search_fts "
+                                 "AS f ON f.rowid = i.rowid WHERE item_search_fts MATCH 'toc'")
                             ).scalars().all() == ["q1"]
         # the SQLite-only search tables (store/search.py) are not in schema.py's metadata
         diff = compare_metadata(MigrationContext.configure(conn, opts={
             "include_name": lambda name, kind, _: not (kind == "table" and name and (
-                name.startswith(("item_search", "answer_search", "result_search"))))}), metadata)
+                name.startswith(("item_search", "answer_search", "result_search", "item_fields",
+                                 "search_marks"))))}), metadata)
     assert diff == []
 
 

@@ -1,7 +1,9 @@
 """The results page's filters through migration 0011's indexes (store/search.py): the rows each
 filter gives on a small run — fresh and upgraded from 0010, SQLite and PostgreSQL —, the text
 indexes' answers checked against the plain scan on every short substring of the run's texts,
-and the triggers that keep the indexes as items and results are deleted or changed."""
+the catch-up that fills the indexes on demand (rows written after a search, a new process, a
+chunked catch-up), and the triggers that keep them as items and results are deleted or
+changed."""
 
 from __future__ import annotations
 
@@ -154,6 +156,9 @@ def test_the_shared_filters_of_results_page(sqlite_store: Engine) -> None:
 
 
 def test_item_fields_hold_each_field_as_the_json_filter_read_it(sqlite_store: Engine) -> None:
+    with sqlite_store.connect() as conn:  # nothing is indexed when rows are written
+        assert conn.execute(text("SELECT count(*) FROM item_fields")).scalar() == 0
+    assert search.catch_up(sqlite_store, ("item_fields",))
     with sqlite_store.connect() as conn:
         got = conn.execute(text("SELECT item_id, name, value FROM item_fields "
                                 "WHERE item_id IN ('i3', 'i4') ORDER BY item_id, name")).all()
@@ -185,11 +190,13 @@ def test_the_text_indexes_find_what_the_scan_finds(sqlite_store: Engine,
 
 def test_the_triggers_keep_the_indexes(sqlite_store: Engine) -> None:
     """Deleting results and items (assay retry, an online run's partial traces) and changing
-    a reason or an item's fields leave the indexes saying what the rows say."""
+    a reason or an item's fields, after the indexes were filled: what they give is what the
+    rows say."""
     from sqlalchemy import delete, update
 
-    from assay.store.schema import answers, item_fields, items, results
+    from assay.store.schema import answers, items, results
 
+    check_filters(sqlite_store)  # fills the indexes
     with sqlite_store.begin() as conn:
         conn.execute(delete(results).where(results.c.item_id == "i2"))
         conn.execute(delete(answers).where(answers.c.item_id == "i2"))  # (as assay retry)
@@ -211,18 +218,115 @@ def test_the_triggers_keep_the_indexes(sqlite_store: Engine) -> None:
     with sqlite_store.connect() as conn:
         assert conn.execute(text("SELECT count(*) FROM item_fields WHERE item_id = 'i6'")
                             ).scalar() == 0
-        assert conn.execute(text("SELECT count(*) FROM item_search WHERE item_id = 'i6'")
-                            ).scalar() == 0
-        assert conn.execute(text("SELECT count(*) FROM answer_search WHERE item_id = 'i2'")
-                            ).scalar() == 0
-        assert conn.execute(item_fields.select().where(item_fields.c.item_id == "i5")
-                            ).all() == [("d1", "prompt", "now Gold", "i5"),
-                                        ("d1", "tags", "Metal", "i5")]
-        # the contentless index holds no trigram of the deleted or replaced texts
-        assert conn.execute(text("SELECT count(*) FROM result_search_fts WHERE "
-                                 "result_search_fts MATCH 'sta AND tal AND ale'")).scalar() == 0
-        assert conn.execute(text("SELECT count(*) FROM item_search_fts WHERE "
-                                 "item_search_fts MATCH '100'")).scalar() == 0
+        assert conn.execute(text("SELECT name, value FROM item_fields WHERE item_id = 'i5' "
+                                 "ORDER BY name")).all() == [("prompt", "now Gold"),
+                                                             ("tags", "Metal")]
+
+
+def marks(engine: Engine) -> dict[str, int]:
+    with engine.connect() as conn:
+        return dict(conn.execute(text("SELECT name, upto FROM search_marks")).all())  # type: ignore[arg-type]
+
+
+def test_rows_written_after_a_search_are_found_by_the_next(sqlite_store: Engine) -> None:
+    """An online run: a search, then a trace (item, answer, result) and a result of an old
+    item; the next search and field filter find them — the indexes add only the new rows."""
+    assert page(sqlite_store, text="新的") == []
+    assert page(sqlite_store, where={"tags": "New"}) == []
+    assert marks(sqlite_store) == {"item_fields": 6, "item_text": 6, "answer_text": 6,
+                                   "result_text": 9}
+    populate_more(sqlite_store)
+    repo.write_batch(sqlite_store, [{"run_id": "r1", "item_id": "i7", "target": "recorded",
+                                     "text": "答案是新的", "error": None, "latency_s": 1.0}],
+                     [{"run_id": "r1", "item_id": "i5", "evaluator": "e3",
+                       "evaluator_version": "v", "score": 1.0, "status": "scored",
+                       "reason": "third look", "evidence": None, "created_at": repo.now()}])
+    assert page(sqlite_store, text="新的") == [("i7", "e1")]  # the item's text and the answer
+    assert page(sqlite_store, text="答案") == [("i7", "e1")]  # the answer's alone
+    assert page(sqlite_store, text="third") == [("i5", "e3")]
+    assert page(sqlite_store, where={"tags": "New"}) == [("i7", "e1")]
+    assert marks(sqlite_store) == {"item_fields": 7, "item_text": 7, "answer_text": 7,
+                                   "result_text": 11}
+
+
+def test_the_marks_survive_a_new_process(tmp_path: Path) -> None:
+    """The indexes and their marks are in the store: a second process (a new engine on the
+    file) finds them filled, adds nothing for the rows indexed, and only the rows since."""
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    first = open_engine(url)
+    populate(first)
+    assert page(first, text="茅台") == [("i1", "e1"), ("i3", "e1"), ("i1", "e2"), ("i3", "e2")]
+    assert page(first, where={"tags": "Other"}) == [("i6", "e1"), ("i6", "e2")]
+    first.dispose()
+    second = open_engine(url)
+    before = marks(second)
+    assert before == {"item_fields": 6, "item_text": 6, "answer_text": 6, "result_text": 9}
+    with second.connect() as conn:
+        indexed = conn.execute(text("SELECT count(*) FROM item_search_terms")).scalar()
+    check_filters(second)
+    with second.connect() as conn:  # nothing indexed twice
+        assert conn.execute(text("SELECT count(*) FROM item_search_terms")).scalar() == indexed
+    populate_more(second)
+    assert page(second, text="新的") == [("i7", "e1")]
+    assert marks(second)["item_text"] == 7
+
+
+def test_a_row_that_takes_a_deleted_rows_rowid_is_indexed(sqlite_store: Engine) -> None:
+    """`assay retry` deletes a run's last results and writes them again: SQLite gives the new
+    rows the freed rowids, below the mark; the DELETE trigger lowers the mark, so they are
+    indexed (the old texts left in the index are only candidates, checked)."""
+    from sqlalchemy import delete
+
+    from assay.store.schema import answers, results
+
+    check_filters(sqlite_store)
+    with sqlite_store.begin() as conn:
+        conn.execute(delete(results).where(results.c.evaluator == "e2"))
+        conn.execute(delete(answers).where(answers.c.item_id == "i6"))
+    assert marks(sqlite_store)["result_text"] == 6
+    assert marks(sqlite_store)["answer_text"] == 5
+    row = {"run_id": "r1", "evaluator": "e2", "evaluator_version": "v", "score": 1.0,
+           "status": "scored", "created_at": repo.now(), "evidence": None}
+    repo.write_batch(sqlite_store, [{"run_id": "r1", "item_id": "i6", "target": "recorded",
+                                     "text": "retried reply", "error": None}],
+                     [{**row, "item_id": "i1", "reason": "second judge"},
+                      {**row, "item_id": "i3", "reason": "again"},
+                      {**row, "item_id": "i6", "reason": "third"}])
+    with sqlite_store.connect() as conn:  # the same rowids as the deleted rows
+        assert conn.execute(text("SELECT max(id) FROM results")).scalar() == 9
+    assert page(sqlite_store, text="second judge") == [("i1", "e2")]
+    assert page(sqlite_store, text="judge") == [("i1", "e2")]  # the old reasons: gone
+    assert page(sqlite_store, text="retried") == [("i6", "e1"), ("i6", "e2")]
+    assert page(sqlite_store, text="café") == []
+
+
+def test_a_catch_up_in_chunks_gives_the_same_rows(sqlite_store: Engine,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search, "CHUNK", 2)
+    check_filters(sqlite_store)
+    assert marks(sqlite_store) == {"item_fields": 6, "item_text": 6, "answer_text": 6,
+                                   "result_text": 9}
+
+
+def test_a_store_that_cannot_be_written_scans(sqlite_store: Engine) -> None:
+    """The indexes behind and the store locked by a writer past the busy timeout (or
+    read-only): the search scans, the same rows."""
+    import sqlite3
+
+    path = sqlite_store.url.database
+    assert path
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    try:
+        locked = create_engine(f"sqlite:///{path}", connect_args={"timeout": 0.1})
+        assert not search.catch_up(locked, search.TEXT_MARKS)
+        assert page(locked, text="茅台") == [("i1", "e1"), ("i3", "e1"), ("i1", "e2"),
+                                             ("i3", "e2")]
+        assert page(locked, where={"tags": "Other"}) == [("i6", "e1"), ("i6", "e2")]
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    assert marks(sqlite_store)["item_text"] == 0
 
 
 def _at_0010(url: str) -> Engine:
@@ -242,7 +346,7 @@ def _at_0010(url: str) -> Engine:
     return old
 
 
-def test_an_old_sqlite_store_is_upgraded_with_its_rows_indexed(tmp_path: Path) -> None:
+def test_an_old_sqlite_store_is_upgraded_and_its_rows_found(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'old.db'}"
     old = _at_0010(url)
     with old.connect() as conn:
@@ -251,11 +355,11 @@ def test_an_old_sqlite_store_is_upgraded_with_its_rows_indexed(tmp_path: Path) -
     engine = open_engine(url)
     assert current_revision(engine) == HEAD
     check_filters(engine)
-    with engine.connect() as conn:
+    with engine.connect() as conn:  # filled by the searches above, not by the upgrade
         assert conn.execute(text("SELECT count(*) FROM item_fields")).scalar() == 21
-        assert conn.execute(text("SELECT count(*) FROM item_search")).scalar() == 6
-        assert conn.execute(text("SELECT count(*) FROM answer_search")).scalar() == 5
-    populate_more(engine)  # the triggers, installed by the upgrade, keep them
+    assert marks(engine) == {"item_fields": 6, "item_text": 6, "answer_text": 6,
+                             "result_text": 9}
+    populate_more(engine)  # rows written since: the next search adds them
     assert page(engine, where={"tags": "New"}) == [("i7", "e1")]
     assert page(engine, text="新的") == [("i7", "e1")]
 
@@ -287,25 +391,6 @@ def test_downgrade_removes_what_0011_added(tmp_path: Path) -> None:
     assert "ix_results_run_rows" not in names and "ix_items_dataset_label" in names
 
 
-def test_a_batch_goes_through_the_triggers_in_one_statement(sqlite_store: Engine) -> None:
-    """SQLite batches of items, answers and results are staged and inserted in one statement
-    (the text index writes a segment per statement): in their order, and a refused batch
-    leaves nothing behind — neither in the table nor in the stage."""
-    from sqlalchemy.exc import IntegrityError
-
-    row = {"run_id": "r1", "evaluator": "e3", "evaluator_version": "v", "score": 1.0,
-           "status": "scored", "reason": "third", "evidence": None, "created_at": repo.now()}
-    with pytest.raises(IntegrityError):
-        repo.write_batch(sqlite_store, [], [{**row, "item_id": "i1"}, {**row, "item_id": "i1"}])
-    assert page(sqlite_store, evaluator="e3") == []
-    repo.write_batch(sqlite_store, [], [{**row, "item_id": i} for i in ("i5", "i2", "i4")])
-    assert page(sqlite_store, evaluator="e3") == [("i5", "e3"), ("i2", "e3"), ("i4", "e3")]
-    assert page(sqlite_store, text="third") == [("i5", "e3"), ("i2", "e3"), ("i4", "e3")]
-    with sqlite_store.connect() as conn:
-        assert conn.execute(text("SELECT count(*) FROM temp.assay_stage_results")
-                            ).scalar() == 0
-
-
 # ---- PostgreSQL ------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -330,25 +415,22 @@ def test_each_filter_gives_these_rows_on_postgresql(pg: str) -> None:
     # JSON as PostgreSQL writes it as text (fields->>name), as the JSON filter read it
     assert page(engine, where={"flag": "true"}) == [("i3", "e1"), ("i3", "e2")]
     assert page(engine, where={"meta": '{"k": "v"}'}) == [("i3", "e1"), ("i3", "e2")]
+    assert not search.catch_up(engine, ("item_fields",))  # no search tables: a scan
     with engine.begin() as conn:
         conn.execute(text("UPDATE items SET fields = '{\"tags\": \"Metal\"}' "
                           "WHERE item_id = 'i5'"))
         conn.execute(text("DELETE FROM results WHERE item_id = 'i6'"))
         conn.execute(text("DELETE FROM items WHERE item_id = 'i6'"))
-        left = conn.execute(text("SELECT item_id, name, value FROM item_fields WHERE item_id "
-                                 "IN ('i5', 'i6') ORDER BY name")).all()
-    assert left == [("i5", "tags", "Metal")]
     assert page(engine, where={"tags": "Metal"}) == [("i5", "e1")]
+    assert page(engine, text="Other") == []
 
 
-def test_an_old_postgresql_store_is_upgraded_with_its_fields_kept(pg: str) -> None:
+def test_an_old_postgresql_store_is_upgraded(pg: str) -> None:
     url = _database(pg, "search_0010")
     _at_0010(url)
     engine = open_engine(url)
     assert current_revision(engine) == HEAD
     check_filters(engine)
-    with engine.connect() as conn:
-        assert conn.execute(text("SELECT count(*) FROM item_fields")).scalar() == 21
     populate_more(engine)
     assert page(engine, where={"tags": "New"}) == [("i7", "e1")]
     assert page(engine, text="新的") == [("i7", "e1")]

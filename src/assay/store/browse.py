@@ -39,7 +39,8 @@ def browse_page(engine: Engine, run_id: str, dataset_id: str, *, evaluator: str 
                                label=label, score=score, no_score=no_score, each=each)
         own = bool(evaluator or status or no_score or score is not None)
         for name, value in (where or {}).items():
-            indexed = search.field_filter(dataset_id, name, value, item_key(own), each=each)
+            indexed = search.field_filter(dataset_id, name, value, item_key(own),
+                                          each=each) if fields_indexed else None
             # a name or value too long for item_fields: from the JSON, as before
             conds.append(indexed if indexed is not None else
                          cast(items.c.fields[name].as_string(), Text) == value)
@@ -57,8 +58,12 @@ def browse_page(engine: Engine, run_id: str, dataset_id: str, *, evaluator: str 
                      answers.c.target == results.c.target, answers.c.epoch == results.c.epoch)
     question = func.coalesce(items.c.fields["prompt"].as_string(),
                              items.c.fields["question"].as_string())
+    # the indexes first brought up to the rows written since they were last read (SQLite;
+    # False: none here, or they cannot be written now — the filters scan, as before)
+    fields_indexed = bool(where) and search.catch_up(engine, ("item_fields",))
+    text_indexed = search.answerable(text or "") and search.catch_up(engine, search.TEXT_MARKS)
     need_item = bool(text) or sort == "item" or any(
-        search.field_filter(dataset_id, n, v, results.c.item_id) is None
+        not fields_indexed or search.field_filter(dataset_id, n, v, results.c.item_id) is None
         for n, v in (where or {}).items())
     need_answer = bool(text) or sort in ("latency", "-latency")
     orders: dict[str, list[Any]] = {
@@ -69,7 +74,8 @@ def browse_page(engine: Engine, run_id: str, dataset_id: str, *, evaluator: str 
         "-latency": [answers.c.latency_s.desc().nulls_last()]}
     order = orders.get(sort, [])
     with engine.connect() as conn:
-        found = search.text_candidates(conn, run_id, dataset_id, text) if text else None
+        found = search.text_candidates(run_id, dataset_id, text or "") if text_indexed \
+            else None
 
         def base(each: bool) -> Select[Any]:
             if found is not None:

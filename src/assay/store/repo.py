@@ -186,30 +186,9 @@ def _executemany_sqlite(conn: Connection, table: Table, rows: list[dict[str, Any
         elif proc is not None:
             values = _converted(values, proc)
         converted.append(values)
-    names = ", ".join(columns)
-    values = list(zip(*converted, strict=True))
-    if table.name not in INDEXED or len(values) < 2:
-        conn.exec_driver_sql(f"INSERT INTO {table.name} ({names}) "
-                             f"VALUES ({', '.join('?' for _ in columns)})", values)
-        return
-    # Items, answers and results have triggers that keep the text indexes (store/search.py):
-    # inserted row by row, each row is a statement of its own, and SQLite's full-text index
-    # writes out what it holds at every statement (a segment a row, merged over and over:
-    # scoring 20,000 new items took three times the CPU). So the batch goes to a temporary
-    # table first, then in one statement, in its order, through the same triggers.
-    stage = f"temp.assay_stage_{table.name}"
-    conn.exec_driver_sql(f"CREATE TABLE IF NOT EXISTS {stage} AS "
-                         f"SELECT * FROM main.{table.name} WHERE 0")
-    conn.exec_driver_sql(f"INSERT INTO {stage} ({names}) "
-                         f"VALUES ({', '.join('?' for _ in columns)})", values)
-    try:
-        conn.exec_driver_sql(f"INSERT INTO main.{table.name} ({names}) "
-                             f"SELECT {names} FROM {stage} ORDER BY rowid")
-    finally:
-        conn.exec_driver_sql(f"DELETE FROM {stage}")
-
-
-INDEXED = {"items", "answers", "results"}  # the tables whose triggers feed the text indexes
+    sql = (f"INSERT INTO {table.name} ({', '.join(columns)}) "
+           f"VALUES ({', '.join('?' for _ in columns)})")
+    conn.exec_driver_sql(sql, list(zip(*converted, strict=True)))
 
 
 def get_run(engine: Engine, run_id: str) -> dict[str, Any] | None:

@@ -53,19 +53,6 @@ items = Table(
     Index("ix_items_dataset_label", "dataset_id", "label", "item_id"),
 )
 
-# Each item's top-level fields as text — CAST(json_extract(fields, '$.NAME') AS TEXT) on SQLite,
-# fields->>NAME on PostgreSQL — for `where=NAME=VALUE` through the key (migration 0011): one
-# B-tree, no rowid on SQLite. Kept by triggers on `items` (store/search.py); a value over 100
-# characters, a name over 255 or a JSON null is left out.
-item_fields = Table(
-    "item_fields", metadata,
-    Column("dataset_id", String(64), primary_key=True),
-    Column("name", String(255), primary_key=True),
-    Column("value", String(100), primary_key=True),
-    Column("item_id", String(255), primary_key=True),
-    sqlite_with_rowid=False,
-)
-
 # A name's versions (`assay datasets add NAME FILE`): each changed content is the next number,
 # pointing at the content-hashed dataset above, whose items are kept.
 dataset_versions = Table(

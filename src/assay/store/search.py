@@ -2,130 +2,144 @@
 100,000 items: what matches is exactly what the plain scans matched — an index only names the
 candidates, and the scan's own condition is checked on them.
 
-* SQLite keeps contentless trigram indexes (FTS5, detail=none) over each item's stored JSON,
-  each answer's text and each result's reason. A search of three characters or more asks
-  for rows holding every trigram of the text (folded as SQLite folds case); a shorter one
-  reads the index's terms that begin with it (every character of an indexed text begins a
-  trigram: two newlines end each). PostgreSQL, and a SQLite without the trigram tokenizer,
-  scan as before.
+SQLite only; PostgreSQL scans, as before. The indexes are built **on demand, by catch-up**, not
+when rows are written (scoring is the main path; the UI reads far less often): items, answers
+and results only grow, each by an increasing rowid, so `search_marks` holds, per index, the
+rowid up to which it holds its table's rows, and the first query that needs an index first adds
+the rows above that mark. A run's first search pays once for what was written since the last
+one (the whole store after an upgrade); a watched run's later searches pay for its new rows.
+Nothing is done on insert; a row deleted or changed (`assay retry`, an online run's partial
+traces) is handled by triggers on DELETE and UPDATE, which write paths do not fire:
+
+* a deleted row lowers the mark to its table's highest rowid left, so a new row that takes a
+  freed rowid is indexed; its text stays in the index, an extra candidate the check drops;
+* a changed text lowers the mark below its row, which is indexed again (the old text's trigrams
+  stay: candidates, as above);
+* a deleted or changed item's rows of `item_fields` are removed (that table is not checked
+  again: it must say exactly what the JSON says).
+
+The indexes:
+
+* contentless trigram FTS5 indexes (detail=none) over each item's stored JSON, each answer's
+  text and each result's reason, keyed by the row's rowid. A search of three characters or
+  more asks for rows holding every trigram of the text (folded as SQLite folds case); a shorter
+  one reads the index's terms that begin with it (every character of an indexed text begins a
+  trigram: two newlines end each). A SQLite without the trigram tokenizer (before 3.34) scans.
 * `item_fields` holds each item's top-level fields as text, for `where=NAME=VALUE`; a value
   over 100 characters (a name over 255) is not kept there and is filtered from the JSON.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, TextualSelect, column, exists, select, text
-
-from .schema import item_fields
+from sqlalchemy import (
+    Column,
+    ColumnElement,
+    Connection,
+    Engine,
+    MetaData,
+    String,
+    Table,
+    TextualSelect,
+    column,
+    exists,
+    select,
+    text,
+)
+from sqlalchemy.exc import DBAPIError
 
 MAX_NAME, MAX_VALUE = 255, 100  # the longest field name and value item_fields keeps
 
-# SQLite only, beside the tables (schema.py creates them for a new store): the same statements
-# as migration 0011's.
-SQLITE_FIELDS = [
-    f"""CREATE TRIGGER items_fields_ai AFTER INSERT ON items
-WHEN json_type(new.fields) = 'object' BEGIN
-  INSERT OR IGNORE INTO item_fields (dataset_id, name, value, item_id)
-  SELECT new.dataset_id, key, CAST(value AS TEXT), new.item_id FROM json_each(new.fields)
-  WHERE value IS NOT NULL AND length(key) <= {MAX_NAME}
-  AND length(CAST(value AS TEXT)) <= {MAX_VALUE};
-END""",
-    """CREATE TRIGGER items_fields_ad AFTER DELETE ON items
-WHEN json_type(old.fields) = 'object' BEGIN
-  DELETE FROM item_fields WHERE dataset_id = old.dataset_id AND item_id = old.item_id
-  AND (name, value) IN (SELECT key, CAST(value AS TEXT) FROM json_each(old.fields));
-END""",
-    f"""CREATE TRIGGER items_fields_au AFTER UPDATE OF fields ON items BEGIN
-  DELETE FROM item_fields WHERE json_type(old.fields) = 'object'
-  AND dataset_id = old.dataset_id AND item_id = old.item_id
-  AND (name, value) IN (SELECT key, CAST(value AS TEXT) FROM json_each(old.fields));
-  INSERT OR IGNORE INTO item_fields (dataset_id, name, value, item_id)
-  SELECT new.dataset_id, key, CAST(value AS TEXT), new.item_id FROM json_each(new.fields)
-  WHERE json_type(new.fields) = 'object' AND value IS NOT NULL AND length(key) <= {MAX_NAME}
-  AND length(CAST(value AS TEXT)) <= {MAX_VALUE};
-END""",
-]
+# Each item's top-level fields as text (CAST(json_extract(fields, '$.NAME') AS TEXT), as the
+# JSON filter reads them): one B-tree, no rowid. SQLite only, so not in schema.py's metadata.
+item_fields = Table(
+    "item_fields", MetaData(),
+    Column("dataset_id", String(64), primary_key=True),
+    Column("name", String(255), primary_key=True),
+    Column("value", String(100), primary_key=True),
+    Column("item_id", String(255), primary_key=True),
+)
 
-SQLITE_SEARCH = [
-    """CREATE TABLE item_search (
-  id INTEGER PRIMARY KEY, dataset_id VARCHAR(64) NOT NULL, item_id VARCHAR(255) NOT NULL,
-  UNIQUE (dataset_id, item_id))""",
-    """CREATE VIRTUAL TABLE item_search_fts USING fts5(
-  body, content='', tokenize='trigram', detail='none', columnsize=0)""",
-    "CREATE VIRTUAL TABLE item_search_terms USING fts5vocab(item_search_fts, 'instance')",
-    """CREATE VIRTUAL TABLE result_search_fts USING fts5(
-  body, content='', tokenize='trigram', detail='none', columnsize=0)""",
-    "CREATE VIRTUAL TABLE result_search_terms USING fts5vocab(result_search_fts, 'instance')",
-    """CREATE TRIGGER items_search_ai AFTER INSERT ON items BEGIN
-  INSERT INTO item_search (dataset_id, item_id) VALUES (new.dataset_id, new.item_id);
-  INSERT INTO item_search_fts (rowid, body) VALUES (
-    (SELECT id FROM item_search WHERE dataset_id = new.dataset_id AND item_id = new.item_id),
-    CAST(new.fields AS TEXT) || char(10, 10));
+# The indexes' marks: each index holds its table's rows up to this rowid.
+MARKS = {"item_fields": "items", "item_text": "items", "answer_text": "answers",
+         "result_text": "results"}
+TEXT_MARKS = ("result_text", "item_text", "answer_text")
+
+
+def _lower_marks(names: tuple[str, ...], to: str) -> str:
+    listed = ", ".join(f"'{n}'" for n in names)
+    return f"UPDATE search_marks SET upto = {to} WHERE name IN ({listed}) AND upto > {to};"
+
+
+_ITEM_TOP = "(SELECT coalesce(max(rowid), 0) FROM items)"
+_DROP_FIELDS = """DELETE FROM item_fields WHERE json_type(old.fields) = 'object'
+  AND dataset_id = old.dataset_id AND item_id = old.item_id
+  AND (name, value) IN (SELECT key, CAST(value AS TEXT) FROM json_each(old.fields));"""
+
+# SQLite, a new store (db.py) and migration 0011 alike — tests/store/test_db.py checks that both
+# give the same schema. Triggers on DELETE and UPDATE only: no write path fires them.
+SQLITE_INDEXES = [
+    """CREATE TABLE search_marks (
+  name VARCHAR(32) NOT NULL PRIMARY KEY, upto INTEGER NOT NULL)""",
+    "INSERT INTO search_marks (name, upto) VALUES ('item_fields', 0), ('item_text', 0), "
+    "('answer_text', 0), ('result_text', 0)",
+    """CREATE TABLE item_fields (
+  dataset_id VARCHAR(64) NOT NULL, name VARCHAR(255) NOT NULL, value VARCHAR(100) NOT NULL,
+  item_id VARCHAR(255) NOT NULL, PRIMARY KEY (dataset_id, name, value, item_id)) WITHOUT ROWID""",
+    f"""CREATE TRIGGER items_search_ad AFTER DELETE ON items BEGIN
+  {_DROP_FIELDS}
+  {_lower_marks(("item_fields", "item_text"), _ITEM_TOP)}
 END""",
-    """CREATE TRIGGER items_search_ad AFTER DELETE ON items BEGIN
-  INSERT INTO item_search_fts (item_search_fts, rowid, body)
-  SELECT 'delete', id, CAST(old.fields AS TEXT) || char(10, 10) FROM item_search
-  WHERE dataset_id = old.dataset_id AND item_id = old.item_id;
-  DELETE FROM item_search WHERE dataset_id = old.dataset_id AND item_id = old.item_id;
+    f"""CREATE TRIGGER items_search_au AFTER UPDATE ON items BEGIN
+  {_DROP_FIELDS}
+  {_lower_marks(("item_fields", "item_text"), "min(old.rowid, new.rowid) - 1")}
 END""",
-    """CREATE TRIGGER items_search_au AFTER UPDATE OF fields ON items BEGIN
-  INSERT INTO item_search_fts (item_search_fts, rowid, body)
-  SELECT 'delete', id, CAST(old.fields AS TEXT) || char(10, 10) FROM item_search
-  WHERE dataset_id = old.dataset_id AND item_id = old.item_id;
-  INSERT INTO item_search_fts (rowid, body)
-  SELECT id, CAST(new.fields AS TEXT) || char(10, 10) FROM item_search
-  WHERE dataset_id = old.dataset_id AND item_id = old.item_id;
+    f"""CREATE TRIGGER answers_search_ad AFTER DELETE ON answers BEGIN
+  {_lower_marks(("answer_text",), "(SELECT coalesce(max(rowid), 0) FROM answers)")}
 END""",
-    """CREATE TABLE answer_search (
-  id INTEGER PRIMARY KEY, run_id VARCHAR(64) NOT NULL, item_id VARCHAR(255) NOT NULL,
-  target VARCHAR(255) NOT NULL, epoch INTEGER NOT NULL, UNIQUE (run_id, item_id, target, epoch))""",
-    """CREATE VIRTUAL TABLE answer_search_fts USING fts5(
-  body, content='', tokenize='trigram', detail='none', columnsize=0)""",
-    "CREATE VIRTUAL TABLE answer_search_terms USING fts5vocab(answer_search_fts, 'instance')",
-    """CREATE TRIGGER answers_search_ai AFTER INSERT ON answers WHEN new.text IS NOT NULL BEGIN
-  INSERT INTO answer_search (run_id, item_id, target, epoch)
-  VALUES (new.run_id, new.item_id, new.target, new.epoch);
-  INSERT INTO answer_search_fts (rowid, body) VALUES (
-    (SELECT id FROM answer_search WHERE run_id = new.run_id AND item_id = new.item_id
-     AND target = new.target AND epoch = new.epoch), new.text || char(10, 10));
+    f"""CREATE TRIGGER answers_search_au AFTER UPDATE ON answers BEGIN
+  {_lower_marks(("answer_text",), "min(old.rowid, new.rowid) - 1")}
 END""",
-    """CREATE TRIGGER answers_search_ad AFTER DELETE ON answers WHEN old.text IS NOT NULL BEGIN
-  INSERT INTO answer_search_fts (answer_search_fts, rowid, body)
-  SELECT 'delete', id, old.text || char(10, 10) FROM answer_search
-  WHERE run_id = old.run_id AND item_id = old.item_id AND target = old.target
-  AND epoch = old.epoch;
-  DELETE FROM answer_search WHERE run_id = old.run_id AND item_id = old.item_id
-  AND target = old.target AND epoch = old.epoch;
+    f"""CREATE TRIGGER results_search_ad AFTER DELETE ON results BEGIN
+  {_lower_marks(("result_text",), "(SELECT coalesce(max(id), 0) FROM results)")}
 END""",
-    """CREATE TRIGGER answers_search_au AFTER UPDATE OF text ON answers BEGIN
-  INSERT INTO answer_search_fts (answer_search_fts, rowid, body)
-  SELECT 'delete', id, old.text || char(10, 10) FROM answer_search
-  WHERE old.text IS NOT NULL AND run_id = old.run_id AND item_id = old.item_id
-  AND target = old.target AND epoch = old.epoch;
-  DELETE FROM answer_search WHERE old.text IS NOT NULL AND run_id = old.run_id
-  AND item_id = old.item_id AND target = old.target AND epoch = old.epoch;
-  INSERT INTO answer_search (run_id, item_id, target, epoch)
-  SELECT new.run_id, new.item_id, new.target, new.epoch WHERE new.text IS NOT NULL;
-  INSERT INTO answer_search_fts (rowid, body)
-  SELECT id, new.text || char(10, 10) FROM answer_search
-  WHERE new.text IS NOT NULL AND run_id = new.run_id AND item_id = new.item_id
-  AND target = new.target AND epoch = new.epoch;
-END""",
-    """CREATE TRIGGER results_search_ai AFTER INSERT ON results BEGIN
-  INSERT INTO result_search_fts (rowid, body) VALUES (new.id, new.reason || char(10, 10));
-END""",
-    """CREATE TRIGGER results_search_ad AFTER DELETE ON results BEGIN
-  INSERT INTO result_search_fts (result_search_fts, rowid, body)
-  VALUES ('delete', old.id, old.reason || char(10, 10));
-END""",
-    """CREATE TRIGGER results_search_au AFTER UPDATE OF reason ON results BEGIN
-  INSERT INTO result_search_fts (result_search_fts, rowid, body)
-  VALUES ('delete', old.id, old.reason || char(10, 10));
-  INSERT INTO result_search_fts (rowid, body) VALUES (new.id, new.reason || char(10, 10));
+    f"""CREATE TRIGGER results_search_au AFTER UPDATE ON results BEGIN
+  {_lower_marks(("result_text",), "min(old.id, new.id) - 1")}
 END""",
 ]
+# where this SQLite has the trigram tokenizer
+SQLITE_TEXT = [
+    f"""CREATE VIRTUAL TABLE {kind}_search_fts USING fts5(
+  body, content='', tokenize='trigram', detail='none', columnsize=0)"""
+    for kind in ("item", "answer", "result")] + [
+    f"CREATE VIRTUAL TABLE {kind}_search_terms USING fts5vocab({kind}_search_fts, 'instance')"
+    for kind in ("item", "answer", "result")]
+SQLITE_TRIGGERS = ["items_search_ad", "items_search_au", "answers_search_ad",
+                   "answers_search_au", "results_search_ad", "results_search_au"]
+SQLITE_TABLES = ["item_search_terms", "item_search_fts", "answer_search_terms",
+                 "answer_search_fts", "result_search_terms", "result_search_fts", "item_fields",
+                 "search_marks"]
+
+# what each mark's catch-up adds: the rows with lo < rowid <= hi
+CATCH_UP = {
+    "item_fields": f"""INSERT OR IGNORE INTO item_fields (dataset_id, name, value, item_id)
+SELECT i.dataset_id, f.key, CAST(f.value AS TEXT), i.item_id FROM items AS i,
+  json_each(CASE WHEN json_type(i.fields) = 'object' THEN i.fields ELSE '{{}}' END) AS f
+WHERE i.rowid > ? AND i.rowid <= ? AND f.value IS NOT NULL AND length(f.key) <= {MAX_NAME}
+  AND length(CAST(f.value AS TEXT)) <= {MAX_VALUE}""",
+    "item_text": "INSERT INTO item_search_fts (rowid, body) SELECT rowid, "
+                 "CAST(fields AS TEXT) || char(10, 10) FROM items WHERE rowid > ? AND rowid <= ?",
+    "answer_text": "INSERT INTO answer_search_fts (rowid, body) SELECT rowid, "
+                   "text || char(10, 10) FROM answers WHERE rowid > ? AND rowid <= ? "
+                   "AND text IS NOT NULL",
+    "result_text": "INSERT INTO result_search_fts (rowid, body) SELECT id, "
+                   "reason || char(10, 10) FROM results WHERE id > ? AND id <= ?",
+}
+CHUNK = 5_000  # rows a catch-up adds per transaction: a writer waits for one at most
+
 
 # The query planner's picture of a store (sqlite_stat1, as ANALYZE writes it): runs of
 # 100,000 results, a result found by its run and item, a label or field value shared by many
@@ -156,12 +170,8 @@ def write_stats(conn: Connection) -> None:
     conn.exec_driver_sql("ANALYZE sqlite_schema")  # (re)loads them
 
 
-
-
 def has_trigram(conn: Connection) -> bool:
     """Whether this SQLite has FTS5's trigram tokenizer (3.34 and later, FTS5 compiled in)."""
-    from sqlalchemy.exc import DBAPIError
-
     try:
         conn.exec_driver_sql("CREATE VIRTUAL TABLE temp.assay_probe USING fts5(x, "
                              "tokenize='trigram', content='', detail='none')")
@@ -172,18 +182,81 @@ def has_trigram(conn: Connection) -> bool:
 
 
 def create_sqlite(conn: Connection) -> None:
-    """The triggers and text indexes of a new SQLite store (migration 0011 for an old one)."""
-    for statement in SQLITE_FIELDS:
+    """The search tables of a new SQLite store (migration 0011 for an old one), empty: the
+    first query that needs them fills them."""
+    for statement in SQLITE_INDEXES:
         conn.exec_driver_sql(statement)
     write_stats(conn)
     if has_trigram(conn):
-        for statement in SQLITE_SEARCH:
+        for statement in SQLITE_TEXT:
             conn.exec_driver_sql(statement)
 
 
-def has_text_index(conn: Connection) -> bool:
-    return conn.dialect.name == "sqlite" and conn.exec_driver_sql(
-        "SELECT 1 FROM sqlite_master WHERE name = 'answer_search_fts'").first() is not None
+def _exists(conn: Connection, name: str) -> bool:
+    return conn.exec_driver_sql("SELECT 1 FROM sqlite_master WHERE name = ?",
+                                (name,)).first() is not None
+
+
+@contextmanager
+def _immediate(conn: Connection) -> Iterator[None]:
+    """A write transaction taken at once (BEGIN IMMEDIATE): the mark read in it is the one the
+    catch-up moves, whoever else catches up at the same time."""
+    driver = conn.connection.driver_connection
+    saved = driver.isolation_level  # type: ignore[union-attr]
+    driver.isolation_level = None  # type: ignore[union-attr]  # we issue BEGIN/COMMIT
+    try:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            conn.exec_driver_sql("ROLLBACK")
+            raise
+        conn.exec_driver_sql("COMMIT")
+    finally:
+        driver.isolation_level = saved  # type: ignore[union-attr]
+
+
+def _span(conn: Connection, name: str) -> tuple[int, int]:
+    """(the mark, its table's highest rowid now)."""
+    table = MARKS[name]
+    upto = conn.exec_driver_sql("SELECT upto FROM search_marks WHERE name = ?",
+                                (name,)).scalar_one()
+    top = conn.exec_driver_sql(f"SELECT coalesce(max(rowid), 0) FROM {table}").scalar_one()
+    return int(upto), int(top)
+
+
+def catch_up(engine: Engine, names: tuple[str, ...]) -> bool:
+    """Bring these indexes up to their tables' rows: each adds the rows written since its
+    mark, in chunks of CHUNK rows, each its own short write transaction. False when they
+    cannot answer — PostgreSQL, a SQLite without them (no trigram tokenizer), a store that
+    cannot be written (read-only, or locked past the busy timeout) —: the caller scans."""
+    if engine.dialect.name != "sqlite":
+        return False
+    with engine.connect() as conn:
+        need = {"item_fields"} if "item_fields" in names else set()
+        if set(names) - need:
+            need.add("answer_search_fts")
+        if not all(_exists(conn, n) for n in need | {"search_marks"}):
+            return False
+        behind = [n for n in names if len(set(_span(conn, n))) > 1]
+        conn.rollback()
+        try:
+            for name in behind:
+                while True:
+                    with _immediate(conn):
+                        upto, top = _span(conn, name)
+                        if top <= upto:  # caught up (or rows deleted above a lowered mark)
+                            if top < upto:
+                                conn.exec_driver_sql("UPDATE search_marks SET upto = ? "
+                                                     "WHERE name = ?", (top, name))
+                            break
+                        hi = min(top, upto + CHUNK)
+                        conn.exec_driver_sql(CATCH_UP[name], (upto, hi))
+                        conn.exec_driver_sql("UPDATE search_marks SET upto = ? WHERE name = ?",
+                                             (hi, name))
+        except DBAPIError:
+            return False
+    return True
 
 
 def _caseless(ch: str) -> bool:
@@ -207,36 +280,38 @@ def _matching(fts: str, terms: str, query: str, name: str
             f"AND term <= :{name}_hi", {f"{name}_lo": low, f"{name}_hi": low + "\U0010ffff"})
 
 
-def text_candidates(conn: Connection, run_id: str, dataset_id: str, query: str
-                    ) -> TextualSelect | None:
+def answerable(query: str) -> bool:
+    """Whether the text indexes can name a search's candidates."""
+    return bool(query) and _matching("f", "t", query, "q") is not None
+
+
+def text_candidates(run_id: str, dataset_id: str, query: str) -> TextualSelect | None:
     """The ids of a run's results whose reason, item or answer may contain `query` (a superset
-    of those that do), read from the text indexes; None where there are none (PostgreSQL, an
-    old SQLite) or they cannot answer this query — the caller then scans. Each index's rows
-    lead (CROSS JOIN: SQLite keeps the order written), each found by its key."""
-    if not query or not has_text_index(conn):
-        return None
+    of those that do), read from the text indexes, which the caller has brought up to date
+    (catch_up); None when they cannot answer this query — the caller then scans. Each
+    index's rows lead (CROSS JOIN: SQLite keeps the order written), each found by its key."""
     found = [_matching(f"{kind}_search_fts", f"{kind}_search_terms", query, f"{kind}_match")
              for kind in ("result", "item", "answer")]
-    if any(f is None for f in found):
+    if not query or any(f is None for f in found):
         return None
     (reasons, p1), (items, p2), (answers, p3) = found  # type: ignore[misc]
     sql = f"""SELECT d.doc AS id FROM ({reasons}) AS d
-UNION SELECT r.id FROM ({items}) AS d CROSS JOIN item_search AS s ON s.id = d.doc
-  CROSS JOIN results AS r ON r.run_id = :search_run AND r.item_id = s.item_id
-  WHERE s.dataset_id = :search_dataset
-UNION SELECT r.id FROM ({answers}) AS d CROSS JOIN answer_search AS s ON s.id = d.doc
-  CROSS JOIN results AS r ON r.run_id = s.run_id AND r.item_id = s.item_id
-  AND r.target = s.target AND r.epoch = s.epoch WHERE s.run_id = :search_run"""
+UNION SELECT r.id FROM ({items}) AS d CROSS JOIN items AS i ON i.rowid = d.doc
+  CROSS JOIN results AS r ON r.run_id = :search_run AND r.item_id = i.item_id
+  WHERE i.dataset_id = :search_dataset
+UNION SELECT r.id FROM ({answers}) AS d CROSS JOIN answers AS a ON a.rowid = d.doc
+  CROSS JOIN results AS r ON r.run_id = a.run_id AND r.item_id = a.item_id
+  AND r.target = a.target AND r.epoch = a.epoch WHERE a.run_id = :search_run"""
     return text(sql).bindparams(search_run=run_id, search_dataset=dataset_id, **p1, **p2,
                                 **p3).columns(column("id"))
 
 
 def field_filter(dataset_id: str, name: str, value: str, item_id: ColumnElement[Any], *,
                  each: bool = False) -> ColumnElement[bool] | None:
-    """`item_id` is an item whose field `name`, as text, is `value` — through item_fields: its
-    items read at once (IN, for a count), or with `each` one lookup per row (EXISTS, for a
-    page that stops at its end). None when that table cannot say (a name or value longer
-    than it keeps)."""
+    """`item_id` is an item whose field `name`, as text, is `value` — through item_fields
+    (brought up to date by catch_up): its items read at once (IN, for a count), or with `each`
+    one lookup per row (EXISTS, for a page that stops at its end). None when that table cannot
+    say (a name or value longer than it keeps)."""
     if len(name) > MAX_NAME or len(value) > MAX_VALUE:
         return None
     found = select(item_fields.c.item_id).where(

@@ -158,7 +158,8 @@ def test_the_shared_filters_of_results_page(sqlite_store: Engine) -> None:
 def test_item_fields_hold_each_field_as_the_json_filter_read_it(sqlite_store: Engine) -> None:
     with sqlite_store.connect() as conn:  # nothing is indexed when rows are written
         assert conn.execute(text("SELECT count(*) FROM item_fields")).scalar() == 0
-    assert search.catch_up(sqlite_store, ("item_fields",))
+    assert search.catch_up_fields(sqlite_store, "d1", ["label", "flag", "meta", "question",
+                                                       "tags", "prompt", "none", "n"])
     with sqlite_store.connect() as conn:
         got = conn.execute(text("SELECT item_id, name, value FROM item_fields "
                                 "WHERE item_id IN ('i3', 'i4') ORDER BY item_id, name")).all()
@@ -218,14 +219,21 @@ def test_the_triggers_keep_the_indexes(sqlite_store: Engine) -> None:
     with sqlite_store.connect() as conn:
         assert conn.execute(text("SELECT count(*) FROM item_fields WHERE item_id = 'i6'")
                             ).scalar() == 0
+        # only the names filtered on (check_filters': label, n, tags), as the item is now
         assert conn.execute(text("SELECT name, value FROM item_fields WHERE item_id = 'i5' "
-                                 "ORDER BY name")).all() == [("prompt", "now Gold"),
-                                                             ("tags", "Metal")]
+                                 "ORDER BY name")).all() == [("tags", "Metal")]
 
 
 def marks(engine: Engine) -> dict[str, int]:
     with engine.connect() as conn:
-        return dict(conn.execute(text("SELECT name, upto FROM search_marks")).all())  # type: ignore[arg-type]
+        return {name: upto for name, upto in conn.execute(
+            text("SELECT name, upto FROM search_marks"))}
+
+
+def field_marks(engine: Engine) -> dict[str, int]:
+    with engine.connect() as conn:
+        return {name: upto for name, upto in conn.execute(
+            text("SELECT name, upto FROM field_marks WHERE dataset_id = 'd1'"))}
 
 
 def test_rows_written_after_a_search_are_found_by_the_next(sqlite_store: Engine) -> None:
@@ -233,8 +241,7 @@ def test_rows_written_after_a_search_are_found_by_the_next(sqlite_store: Engine)
     item; the next search and field filter find them — the indexes add only the new rows."""
     assert page(sqlite_store, text="新的") == []
     assert page(sqlite_store, where={"tags": "New"}) == []
-    assert marks(sqlite_store) == {"item_fields": 6, "item_text": 6, "answer_text": 6,
-                                   "result_text": 9}
+    assert marks(sqlite_store) == {"item_text": 6, "answer_text": 6, "result_text": 9}
     populate_more(sqlite_store)
     repo.write_batch(sqlite_store, [{"run_id": "r1", "item_id": "i7", "target": "recorded",
                                      "text": "答案是新的", "error": None, "latency_s": 1.0}],
@@ -245,8 +252,8 @@ def test_rows_written_after_a_search_are_found_by_the_next(sqlite_store: Engine)
     assert page(sqlite_store, text="答案") == [("i7", "e1")]  # the answer's alone
     assert page(sqlite_store, text="third") == [("i5", "e3")]
     assert page(sqlite_store, where={"tags": "New"}) == [("i7", "e1")]
-    assert marks(sqlite_store) == {"item_fields": 7, "item_text": 7, "answer_text": 7,
-                                   "result_text": 11}
+    assert marks(sqlite_store) == {"item_text": 7, "answer_text": 7, "result_text": 11}
+    assert field_marks(sqlite_store) == {"tags": 7}  # the one field filtered on
 
 
 def test_the_marks_survive_a_new_process(tmp_path: Path) -> None:
@@ -260,7 +267,7 @@ def test_the_marks_survive_a_new_process(tmp_path: Path) -> None:
     first.dispose()
     second = open_engine(url)
     before = marks(second)
-    assert before == {"item_fields": 6, "item_text": 6, "answer_text": 6, "result_text": 9}
+    assert before == {"item_text": 6, "answer_text": 6, "result_text": 9}
     with second.connect() as conn:
         indexed = conn.execute(text("SELECT count(*) FROM item_search_terms")).scalar()
     check_filters(second)
@@ -304,8 +311,7 @@ def test_a_catch_up_in_chunks_gives_the_same_rows(sqlite_store: Engine,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(search, "CHUNK", 2)
     check_filters(sqlite_store)
-    assert marks(sqlite_store) == {"item_fields": 6, "item_text": 6, "answer_text": 6,
-                                   "result_text": 9}
+    assert marks(sqlite_store) == {"item_text": 6, "answer_text": 6, "result_text": 9}
 
 
 def test_a_store_that_cannot_be_written_scans(sqlite_store: Engine) -> None:
@@ -320,6 +326,7 @@ def test_a_store_that_cannot_be_written_scans(sqlite_store: Engine) -> None:
     try:
         locked = create_engine(f"sqlite:///{path}", connect_args={"timeout": 0.1})
         assert not search.catch_up(locked, search.TEXT_MARKS)
+        assert not search.catch_up_fields(locked, "d1", ["tags"])
         assert page(locked, text="茅台") == [("i1", "e1"), ("i3", "e1"), ("i1", "e2"),
                                              ("i3", "e2")]
         assert page(locked, where={"tags": "Other"}) == [("i6", "e1"), ("i6", "e2")]
@@ -355,10 +362,10 @@ def test_an_old_sqlite_store_is_upgraded_and_its_rows_found(tmp_path: Path) -> N
     engine = open_engine(url)
     assert current_revision(engine) == HEAD
     check_filters(engine)
-    with engine.connect() as conn:  # filled by the searches above, not by the upgrade
-        assert conn.execute(text("SELECT count(*) FROM item_fields")).scalar() == 21
-    assert marks(engine) == {"item_fields": 6, "item_text": 6, "answer_text": 6,
-                             "result_text": 9}
+    with engine.connect() as conn:  # filled by the filters above, not by the upgrade
+        assert conn.execute(text("SELECT name, count(*) FROM item_fields GROUP BY name "
+                                 "ORDER BY name")).all() == [("label", 5), ("n", 2), ("tags", 5)]
+    assert marks(engine) == {"item_text": 6, "answer_text": 6, "result_text": 9}
     populate_more(engine)  # rows written since: the next search adds them
     assert page(engine, where={"tags": "New"}) == [("i7", "e1")]
     assert page(engine, text="新的") == [("i7", "e1")]
@@ -415,7 +422,7 @@ def test_each_filter_gives_these_rows_on_postgresql(pg: str) -> None:
     # JSON as PostgreSQL writes it as text (fields->>name), as the JSON filter read it
     assert page(engine, where={"flag": "true"}) == [("i3", "e1"), ("i3", "e2")]
     assert page(engine, where={"meta": '{"k": "v"}'}) == [("i3", "e1"), ("i3", "e2")]
-    assert not search.catch_up(engine, ("item_fields",))  # no search tables: a scan
+    assert not search.catch_up_fields(engine, "d1", ["tags"])  # no search tables: a scan
     with engine.begin() as conn:
         conn.execute(text("UPDATE items SET fields = '{\"tags\": \"Metal\"}' "
                           "WHERE item_id = 'i5'"))

@@ -60,7 +60,7 @@ def browse_page(engine: Engine, run_id: str, dataset_id: str, *, evaluator: str 
                              items.c.fields["question"].as_string())
     # the indexes first brought up to the rows written since they were last read (SQLite;
     # False: none here, or they cannot be written now — the filters scan, as before)
-    fields_indexed = bool(where) and search.catch_up(engine, ("item_fields",))
+    fields_indexed = bool(where) and search.catch_up_fields(engine, dataset_id, list(where or {}))
     text_indexed = search.answerable(text or "") and search.catch_up(engine, search.TEXT_MARKS)
     need_item = bool(text) or sort == "item" or any(
         not fields_indexed or search.field_filter(dataset_id, n, v, results.c.item_id) is None

@@ -4,10 +4,11 @@ candidates, and the scan's own condition is checked on them.
 
 SQLite only; PostgreSQL scans, as before. The indexes are built **on demand, by catch-up**, not
 when rows are written (scoring is the main path; the UI reads far less often): items, answers
-and results only grow, each by an increasing rowid, so `search_marks` holds, per index, the
-rowid up to which it holds its table's rows, and the first query that needs an index first adds
-the rows above that mark. A run's first search pays once for what was written since the last
-one (the whole store after an upgrade); a watched run's later searches pay for its new rows.
+and results only grow, each by an increasing rowid, so `search_marks` holds, per text index,
+the rowid up to which it holds its table's rows (`field_marks` the same per dataset and field
+name), and the first query that needs an index first adds the rows above that mark. The first
+search pays once for what was written since the last one (the whole store after an upgrade);
+a watched run's later searches pay for its new rows.
 Nothing is done on insert; a row deleted or changed (`assay retry`, an online run's partial
 traces) is handled by triggers on DELETE and UPDATE, which write paths do not fire:
 
@@ -25,8 +26,9 @@ The indexes:
   more asks for rows holding every trigram of the text (folded as SQLite folds case); a shorter
   one reads the index's terms that begin with it (every character of an indexed text begins a
   trigram: two newlines end each). A SQLite without the trigram tokenizer (before 3.34) scans.
-* `item_fields` holds each item's top-level fields as text, for `where=NAME=VALUE`; a value
-  over 100 characters (a name over 255) is not kept there and is filtered from the JSON.
+* `item_fields` holds items' top-level fields as text, for `where=NAME=VALUE`: a dataset's
+  field is added the first time it is filtered on, read by the JSON filter's own expression; a
+  value over 100 characters (a name over 255) is not kept there and is filtered from the JSON.
 """
 
 from __future__ import annotations
@@ -40,16 +42,25 @@ from sqlalchemy import (
     ColumnElement,
     Connection,
     Engine,
+    Integer,
     MetaData,
     String,
     Table,
+    Text,
     TextualSelect,
+    cast,
     column,
     exists,
+    func,
+    insert,
+    literal,
+    literal_column,
     select,
     text,
 )
 from sqlalchemy.exc import DBAPIError
+
+from .schema import items
 
 MAX_NAME, MAX_VALUE = 255, 100  # the longest field name and value item_fields keeps
 
@@ -62,10 +73,15 @@ item_fields = Table(
     Column("value", String(100), primary_key=True),
     Column("item_id", String(255), primary_key=True),
 )
+field_marks = Table(  # a dataset's field is in item_fields for its items up to this rowid
+    "field_marks", MetaData(),
+    Column("dataset_id", String(64), primary_key=True),
+    Column("name", String(255), primary_key=True),
+    Column("upto", Integer, nullable=False),
+)
 
 # The indexes' marks: each index holds its table's rows up to this rowid.
-MARKS = {"item_fields": "items", "item_text": "items", "answer_text": "answers",
-         "result_text": "results"}
+MARKS = {"item_text": "items", "answer_text": "answers", "result_text": "results"}
 TEXT_MARKS = ("result_text", "item_text", "answer_text")
 
 
@@ -84,18 +100,24 @@ _DROP_FIELDS = """DELETE FROM item_fields WHERE json_type(old.fields) = 'object'
 SQLITE_INDEXES = [
     """CREATE TABLE search_marks (
   name VARCHAR(32) NOT NULL PRIMARY KEY, upto INTEGER NOT NULL)""",
-    "INSERT INTO search_marks (name, upto) VALUES ('item_fields', 0), ('item_text', 0), "
-    "('answer_text', 0), ('result_text', 0)",
+    "INSERT INTO search_marks (name, upto) VALUES ('item_text', 0), ('answer_text', 0), "
+    "('result_text', 0)",
+    """CREATE TABLE field_marks (
+  dataset_id VARCHAR(64) NOT NULL, name VARCHAR(255) NOT NULL, upto INTEGER NOT NULL,
+  PRIMARY KEY (dataset_id, name))""",
     """CREATE TABLE item_fields (
   dataset_id VARCHAR(64) NOT NULL, name VARCHAR(255) NOT NULL, value VARCHAR(100) NOT NULL,
   item_id VARCHAR(255) NOT NULL, PRIMARY KEY (dataset_id, name, value, item_id)) WITHOUT ROWID""",
     f"""CREATE TRIGGER items_search_ad AFTER DELETE ON items BEGIN
   {_DROP_FIELDS}
-  {_lower_marks(("item_fields", "item_text"), _ITEM_TOP)}
+  {_lower_marks(("item_text",), _ITEM_TOP)}
+  UPDATE field_marks SET upto = {_ITEM_TOP} WHERE upto > {_ITEM_TOP};
 END""",
     f"""CREATE TRIGGER items_search_au AFTER UPDATE ON items BEGIN
   {_DROP_FIELDS}
-  {_lower_marks(("item_fields", "item_text"), "min(old.rowid, new.rowid) - 1")}
+  {_lower_marks(("item_text",), "min(old.rowid, new.rowid) - 1")}
+  UPDATE field_marks SET upto = min(old.rowid, new.rowid) - 1
+  WHERE upto > min(old.rowid, new.rowid) - 1;
 END""",
     f"""CREATE TRIGGER answers_search_ad AFTER DELETE ON answers BEGIN
   {_lower_marks(("answer_text",), "(SELECT coalesce(max(rowid), 0) FROM answers)")}
@@ -121,15 +143,10 @@ SQLITE_TRIGGERS = ["items_search_ad", "items_search_au", "answers_search_ad",
                    "answers_search_au", "results_search_ad", "results_search_au"]
 SQLITE_TABLES = ["item_search_terms", "item_search_fts", "answer_search_terms",
                  "answer_search_fts", "result_search_terms", "result_search_fts", "item_fields",
-                 "search_marks"]
+                 "field_marks", "search_marks"]
 
 # what each mark's catch-up adds: the rows with lo < rowid <= hi
 CATCH_UP = {
-    "item_fields": f"""INSERT OR IGNORE INTO item_fields (dataset_id, name, value, item_id)
-SELECT i.dataset_id, f.key, CAST(f.value AS TEXT), i.item_id FROM items AS i,
-  json_each(CASE WHEN json_type(i.fields) = 'object' THEN i.fields ELSE '{{}}' END) AS f
-WHERE i.rowid > ? AND i.rowid <= ? AND f.value IS NOT NULL AND length(f.key) <= {MAX_NAME}
-  AND length(CAST(f.value AS TEXT)) <= {MAX_VALUE}""",
     "item_text": "INSERT INTO item_search_fts (rowid, body) SELECT rowid, "
                  "CAST(fields AS TEXT) || char(10, 10) FROM items WHERE rowid > ? AND rowid <= ?",
     "answer_text": "INSERT INTO answer_search_fts (rowid, body) SELECT rowid, "
@@ -138,7 +155,7 @@ WHERE i.rowid > ? AND i.rowid <= ? AND f.value IS NOT NULL AND length(f.key) <= 
     "result_text": "INSERT INTO result_search_fts (rowid, body) SELECT id, "
                    "reason || char(10, 10) FROM results WHERE id > ? AND id <= ?",
 }
-CHUNK = 5_000  # rows a catch-up adds per transaction: a writer waits for one at most
+CHUNK = 20_000  # rows a catch-up adds per transaction (~1 s): a writer waits for one at most
 
 
 # The query planner's picture of a store (sqlite_stat1, as ANALYZE writes it): runs of
@@ -230,13 +247,11 @@ def catch_up(engine: Engine, names: tuple[str, ...]) -> bool:
     mark, in chunks of CHUNK rows, each its own short write transaction. False when they
     cannot answer — PostgreSQL, a SQLite without them (no trigram tokenizer), a store that
     cannot be written (read-only, or locked past the busy timeout) —: the caller scans."""
+    # (the text indexes; item_fields: catch_up_fields)
     if engine.dialect.name != "sqlite":
         return False
     with engine.connect() as conn:
-        need = {"item_fields"} if "item_fields" in names else set()
-        if set(names) - need:
-            need.add("answer_search_fts")
-        if not all(_exists(conn, n) for n in need | {"search_marks"}):
+        if not (_exists(conn, "search_marks") and _exists(conn, "answer_search_fts")):
             return False
         behind = [n for n in names if len(set(_span(conn, n))) > 1]
         conn.rollback()
@@ -254,6 +269,55 @@ def catch_up(engine: Engine, names: tuple[str, ...]) -> bool:
                         conn.exec_driver_sql(CATCH_UP[name], (upto, hi))
                         conn.exec_driver_sql("UPDATE search_marks SET upto = ? WHERE name = ?",
                                              (hi, name))
+        except DBAPIError:
+            return False
+    return True
+
+
+def _field_value(name: str) -> ColumnElement[Any]:
+    """An item's field as the JSON filter reads it (store/browse.py)."""
+    return cast(items.c.fields[name].as_string(), Text)
+
+
+def catch_up_fields(engine: Engine, dataset_id: str, names: list[str]) -> bool:
+    """Bring item_fields up to the dataset's items for these field names: the items written
+    since each (dataset, name)'s mark, one statement each (a new name: every item of the
+    dataset). False, as catch_up, when it cannot answer."""
+    if engine.dialect.name != "sqlite":
+        return False
+    names = [n for n in names if len(n) <= MAX_NAME]
+    with engine.connect() as conn:
+        if not _exists(conn, "field_marks"):
+            return False
+        top = conn.exec_driver_sql("SELECT coalesce(max(rowid), 0) FROM items").scalar_one()
+        known = dict(conn.execute(select(field_marks.c.name, field_marks.c.upto).where(
+            field_marks.c.dataset_id == dataset_id, field_marks.c.name.in_(names))).all())
+        behind = [n for n in names if known.get(n) != top]
+        conn.rollback()
+        rowid: ColumnElement[Any] = literal_column("items.rowid")
+        try:
+            for name in behind:
+                with _immediate(conn):
+                    upto = conn.execute(select(field_marks.c.upto).where(
+                        field_marks.c.dataset_id == dataset_id, field_marks.c.name == name)
+                    ).scalar()
+                    top = conn.exec_driver_sql("SELECT coalesce(max(rowid), 0) FROM items"
+                                               ).scalar_one()
+                    if upto is None:
+                        conn.execute(insert(field_marks).values(dataset_id=dataset_id,
+                                                                 name=name, upto=0))
+                        upto = 0
+                    if top > upto:
+                        value = _field_value(name)
+                        conn.execute(insert(item_fields).prefix_with("OR IGNORE").from_select(
+                            ["dataset_id", "name", "value", "item_id"],
+                            select(items.c.dataset_id, literal(name, String), value,
+                                   items.c.item_id).where(
+                                items.c.dataset_id == dataset_id, rowid > upto, rowid <= top,
+                                value.is_not(None), func.length(value) <= MAX_VALUE)))
+                    conn.execute(field_marks.update().where(
+                        field_marks.c.dataset_id == dataset_id, field_marks.c.name == name
+                    ).values(upto=top))
         except DBAPIError:
             return False
     return True
@@ -309,7 +373,7 @@ UNION SELECT r.id FROM ({answers}) AS d CROSS JOIN answers AS a ON a.rowid = d.d
 def field_filter(dataset_id: str, name: str, value: str, item_id: ColumnElement[Any], *,
                  each: bool = False) -> ColumnElement[bool] | None:
     """`item_id` is an item whose field `name`, as text, is `value` — through item_fields
-    (brought up to date by catch_up): its items read at once (IN, for a count), or with `each`
+    (brought up to date by catch_up_fields): its items read at once (IN, for a count), or with `each`
     one lookup per row (EXISTS, for a page that stops at its end). None when that table cannot
     say (a name or value longer than it keeps)."""
     if len(name) > MAX_NAME or len(value) > MAX_VALUE:

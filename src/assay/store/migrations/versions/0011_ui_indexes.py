@@ -8,7 +8,8 @@
 * SQLite only (store/search.py): `item_fields` (each item's top-level fields as text, for
   `where=FIELD=VALUE`), trigram full-text indexes (FTS5, contentless) over each item's stored
   JSON, each answer's text and each result's reason (skipped where the SQLite has no trigram
-  tokenizer, before 3.34), and `search_marks`, how far each holds its table's rows. They are
+  tokenizer, before 3.34), and `search_marks`/`field_marks`, how far each holds its table's
+  rows. They are
   created empty and filled on demand: the first search that needs one adds the rows written
   since its mark. Nothing is added when rows are written; triggers on DELETE and UPDATE (which
   the write paths do not fire) lower the marks and drop a deleted item's fields;
@@ -34,8 +35,7 @@ MAX_NAME, MAX_VALUE = 255, 100  # the longest field name and value item_fields k
 # The statements below are also in store/search.py (a new SQLite store is created from there):
 # tests/store/test_db.py checks that both give the same schema.
 # The indexes' marks: each index holds its table's rows up to this rowid.
-MARKS = {"item_fields": "items", "item_text": "items", "answer_text": "answers",
-         "result_text": "results"}
+MARKS = {"item_text": "items", "answer_text": "answers", "result_text": "results"}
 TEXT_MARKS = ("result_text", "item_text", "answer_text")
 
 
@@ -54,18 +54,24 @@ _DROP_FIELDS = """DELETE FROM item_fields WHERE json_type(old.fields) = 'object'
 SQLITE_INDEXES = [
     """CREATE TABLE search_marks (
   name VARCHAR(32) NOT NULL PRIMARY KEY, upto INTEGER NOT NULL)""",
-    "INSERT INTO search_marks (name, upto) VALUES ('item_fields', 0), ('item_text', 0), "
-    "('answer_text', 0), ('result_text', 0)",
+    "INSERT INTO search_marks (name, upto) VALUES ('item_text', 0), ('answer_text', 0), "
+    "('result_text', 0)",
+    """CREATE TABLE field_marks (
+  dataset_id VARCHAR(64) NOT NULL, name VARCHAR(255) NOT NULL, upto INTEGER NOT NULL,
+  PRIMARY KEY (dataset_id, name))""",
     """CREATE TABLE item_fields (
   dataset_id VARCHAR(64) NOT NULL, name VARCHAR(255) NOT NULL, value VARCHAR(100) NOT NULL,
   item_id VARCHAR(255) NOT NULL, PRIMARY KEY (dataset_id, name, value, item_id)) WITHOUT ROWID""",
     f"""CREATE TRIGGER items_search_ad AFTER DELETE ON items BEGIN
   {_DROP_FIELDS}
-  {_lower_marks(("item_fields", "item_text"), _ITEM_TOP)}
+  {_lower_marks(("item_text",), _ITEM_TOP)}
+  UPDATE field_marks SET upto = {_ITEM_TOP} WHERE upto > {_ITEM_TOP};
 END""",
     f"""CREATE TRIGGER items_search_au AFTER UPDATE ON items BEGIN
   {_DROP_FIELDS}
-  {_lower_marks(("item_fields", "item_text"), "min(old.rowid, new.rowid) - 1")}
+  {_lower_marks(("item_text",), "min(old.rowid, new.rowid) - 1")}
+  UPDATE field_marks SET upto = min(old.rowid, new.rowid) - 1
+  WHERE upto > min(old.rowid, new.rowid) - 1;
 END""",
     f"""CREATE TRIGGER answers_search_ad AFTER DELETE ON answers BEGIN
   {_lower_marks(("answer_text",), "(SELECT coalesce(max(rowid), 0) FROM answers)")}
@@ -91,8 +97,7 @@ SQLITE_TRIGGERS = ["items_search_ad", "items_search_au", "answers_search_ad",
                    "answers_search_au", "results_search_ad", "results_search_au"]
 SQLITE_TABLES = ["item_search_terms", "item_search_fts", "answer_search_terms",
                  "answer_search_fts", "result_search_terms", "result_search_fts", "item_fields",
-                 "search_marks"]
-
+                 "field_marks", "search_marks"]
 
 # The query planner's picture of a store (sqlite_stat1, as ANALYZE writes it): runs of
 # 100,000 results, a result found by its run and item, a label or field value shared by many

@@ -394,7 +394,7 @@ def test_downgrade_removes_what_0011_added(tmp_path: Path) -> None:
         command.upgrade(cfg, "0011")
         command.downgrade(cfg, "0010")
         names = set(conn.execute(text("SELECT name FROM sqlite_master")).scalars())
-    assert not {n for n in names if "search" in n or "item_fields" in n}
+    assert not {n for n in names if "search" in n or "item_fields" in n or "marks" in n}
     assert "ix_results_run_rows" not in names and "ix_items_dataset_label" in names
 
 

@@ -51,11 +51,15 @@ demo: $(BASE)
 
 # Browser tests drive Debian's chromium, and one test runs a real PostgreSQL server: install
 # them when missing (CI runs as root on Debian); without them those tests skip and say why.
+# fonts-noto-cjk lets chromium draw Chinese text (the UI's screenshots in docs/ui/): without it
+# the characters are boxes, and only a warning says so.
 APT_INSTALL = apt-get install -y -q $(1) >/dev/null 2>&1 || (apt-get update -q >/dev/null 2>&1 \
 	&& apt-get install -y -q $(1) >/dev/null 2>&1)
 system-packages:
 	@command -v chromium >/dev/null 2>&1 || ($(call APT_INSTALL,chromium)) || \
 	  echo "warning: could not install chromium; browser tests will be skipped"
+	@fc-list :lang=zh 2>/dev/null | grep -q . || ($(call APT_INSTALL,fonts-noto-cjk)) || \
+	  echo "warning: could not install fonts-noto-cjk; Chinese text in the browser will be boxes"
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || ($(call APT_INSTALL,postgresql)) || \
 	  echo "warning: could not install postgresql; the PostgreSQL test will be skipped"
 

@@ -3,7 +3,11 @@ page, a deep page, filtered by status, by label, by score, by text search, by an
 sorted), the item page, the JSON results API, and (with a second run of the same items) the
 compare page's items × runs matrix, its changed-only filter and the side-by-side item page.
 
-    .venv/bin/python bench/ui_bench.py [--items 100000] [--repeat 10]
+    .venv/bin/python bench/ui_bench.py [--items 100000] [--repeat 10] [--db FILE]
+
+With `--db FILE` the store is kept in FILE: a first call makes the two runs there, later calls
+(with the same --items) time the same runs again without scoring anything, so one data set can
+be timed before and after a change (a store of an older revision is upgraded on opening).
 
 The run is made by `assay score` (finance-rubric) on the sample repeated with fresh ids; the app
 is served by uvicorn on 127.0.0.1 and timed from a client on the same machine (loopback adds
@@ -41,26 +45,27 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--items", type=int, default=100_000)
     ap.add_argument("--repeat", type=int, default=10)
+    ap.add_argument("--db", type=Path, help="keep the store in this file and reuse its runs")
     args = ap.parse_args()
-    base = json.loads(SAMPLE.read_text("utf-8"))
-    items = [dict(base[i % len(base)], prompt_id=f"ui-{i}") for i in range(args.items)]
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
-        (tmp / "items.json").write_text(json.dumps(items, ensure_ascii=False), "utf-8")
-        url = f"sqlite:///{tmp / 'ui.db'}"
-        env = {k: v for k, v in os.environ.items() if k != "ASSAY_DB"}
-        t0 = time.perf_counter()
-        out = subprocess.run([ASSAY, "score", "items.json", "-q", "--db", url], cwd=tmp,
-                             env=env, capture_output=True, text=True, check=True).stdout
-        run_id = out.split("run ")[-1].split()[0]
-        print(f"run {run_id}: {args.items:,} items scored in {time.perf_counter() - t0:.1f} s")
-        other = subprocess.run([ASSAY, "score", "items.json", "-q", "--db", url], cwd=tmp,
-                               env=env, capture_output=True, text=True, check=True).stdout
-        run_b = other.split("run ")[-1].split()[0]
+        db = args.db.resolve() if args.db else tmp / "ui.db"
+        url = f"sqlite:///{db}"
+        kept = db.with_suffix(".runs")
+        if args.db and db.exists() and kept.exists():
+            run_id, run_b = kept.read_text().split()
+            t0 = time.perf_counter()
+            engine = open_engine(url)  # (an older store is upgraded here, once)
+            print(f"runs {run_id} and {run_b} reused from {db} "
+                  f"(opened in {time.perf_counter() - t0:.1f} s)")
+        else:
+            run_id, run_b = _make_runs(tmp, url, args.items)
+            kept.write_text(f"{run_id} {run_b}")
+            engine = open_engine(url)
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
-        server = uvicorn.Server(uvicorn.Config(create_app(open_engine(url)), host="127.0.0.1",
+        server = uvicorn.Server(uvicorn.Config(create_app(engine), host="127.0.0.1",
                                                port=port, log_level="warning"))
         threading.Thread(target=server.run, daemon=True).start()
         while not server.started:
@@ -105,6 +110,22 @@ def main() -> None:
             print(f"{name:36s} {first:9.1f} {statistics.median(times):10.1f} "
                   f"{max(times):10.1f} {size:9,d}")
         server.should_exit = True
+
+
+def _make_runs(tmp: Path, url: str, n: int) -> tuple[str, str]:
+    """Two `assay score` runs of the same n items (finance-rubric)."""
+    base = json.loads(SAMPLE.read_text("utf-8"))
+    items = [dict(base[i % len(base)], prompt_id=f"ui-{i}") for i in range(n)]
+    (tmp / "items.json").write_text(json.dumps(items, ensure_ascii=False), "utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "ASSAY_DB"}
+    ids = []
+    for _ in range(2):
+        t0 = time.perf_counter()
+        out = subprocess.run([ASSAY, "score", "items.json", "-q", "--db", url], cwd=tmp,
+                             env=env, capture_output=True, text=True, check=True).stdout
+        ids.append(out.split("run ")[-1].split()[0])
+        print(f"run {ids[-1]}: {n:,} items scored in {time.perf_counter() - t0:.1f} s")
+    return ids[0], ids[1]
 
 
 if __name__ == "__main__":

@@ -45,3 +45,50 @@ def test_percentile_nearest_rank() -> None:
     assert percentile(values, 0.5) == 50.0 and percentile(values, 0.95) == 95.0
     assert percentile([], 0.5) is None
     assert math.isclose(percentile([3.0], 0.99) or 0, 3.0)
+
+
+def _bootstrap_by_floats(base: list[float], other: list[float], seed: int,
+                         resamples: int = 2000) -> tuple[float, float]:
+    """bootstrap_diff as it was written before whole differences were summed as integers
+    (every resample's mean in floats): the reference the faster one must equal exactly."""
+    import numpy as np
+
+    n = len(base)
+    diff = np.asarray(other, dtype=float) - np.asarray(base, dtype=float)
+    rng = np.random.default_rng(seed)
+    means = np.empty(resamples)
+    chunk = max(1, min(resamples, 5_000_000 // n))
+    for start in range(0, resamples, chunk):
+        size = min(chunk, resamples - start)
+        means[start:start + size] = diff[rng.integers(0, n, size=(size, n))].mean(axis=1)
+    alpha = (1 - 0.95) / 2
+    low, high = np.quantile(means, [alpha, 1 - alpha])
+    return float(low), float(high)
+
+
+@pytest.mark.parametrize(("n", "resamples"), [(3, 2000), (100, 2000), (2_501, 2000),
+                                              (60_000, 100)])  # (two chunks of resamples)
+def test_bootstrap_gives_the_float_resampling_s_figures_exactly(n: int, resamples: int
+                                                                ) -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(n)
+    binary_a = rng.integers(0, 2, n).astype(float).tolist()
+    binary_b = rng.integers(0, 2, n).astype(float).tolist()
+    graded = (rng.integers(0, 5, n) / 4).tolist()  # 0, 0.25 … 1: not whole differences
+    for base, other in ((binary_a, binary_b), (graded, binary_b), (binary_a, graded)):
+        assert bootstrap_diff(base, other, seed=3, resamples=resamples) == \
+            _bootstrap_by_floats(base, other, 3, resamples)
+    # every difference the same: no resampling, the same figure (0.1 × n summed in floats)
+    same = [0.6] * n
+    assert bootstrap_diff([0.5] * n, same, resamples=resamples) == \
+        _bootstrap_by_floats([0.5] * n, same, 0, resamples)
+    assert bootstrap_diff(binary_a, binary_a) == (0.0, 0.0)
+
+
+def test_mcnemar_sums_the_binomial_tail_exactly() -> None:
+    for b, c in ((3, 40), (400, 431), (2_000, 2_150), (7, 7)):
+        n, k = b + c, min(b, c)
+        exact = sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n
+        assert mcnemar_exact(b, c) == min(1.0, 2 * exact)
+    assert 0.0 < mcnemar_exact(24_000, 25_000) < 0.01  # 49,000 discordant pairs, at once

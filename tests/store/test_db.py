@@ -119,9 +119,9 @@ def test_migrations_match_the_schema_and_keep_old_runs(tmp_path: Path,
                           "start_at, status) VALUES ('s1', 't1', 'r1', 'q1', 'sample', 'q1', "
                           "'2026-01-01 00:00:00', 'ok')"))
     engine = open_engine(url)
-    assert current_revision(engine) == HEAD == "0010"
+    assert current_revision(engine) == HEAD == "0011"
     assert capsys.readouterr().err == (  # why the first command on an old store waits
-        f"assay: upgrading the store {url} from revision 0002 to 0010, once (a store with "
+        f"assay: upgrading the store {url} from revision 0002 to 0011, once (a store with "
         "many spans takes a while; other assay processes wait for it)\n")
     with engine.connect() as conn:
         assert conn.execute(text("SELECT item_id, label FROM items")).all() == [("q1", "Stock")]
@@ -132,7 +132,30 @@ def test_migrations_match_the_schema_and_keep_old_runs(tmp_path: Path,
                                                         1.0)]
         assert conn.execute(text("SELECT span_id, run_id, item_id FROM spans")).all() == [
             ("s1", "r1", "q1")]  # 0009 rebuilt the table with its rows
-        diff = compare_metadata(MigrationContext.configure(conn), metadata)
+        # 0011 made the search tables empty: the first search fills them (store/search.py)
+        assert conn.execute(text("SELECT count(*) FROM item_fields")).scalar() == 0
+        assert conn.execute(text("SELECT name, upto FROM search_marks ORDER BY name")).all() \
+            == [("answer_text", 0), ("item_text", 0), ("result_text", 0)]
+    from assay.store import search
+
+    assert search.catch_up(engine, search.TEXT_MARKS)
+    assert search.catch_up_fields(engine, "d1", ["label", "prompt"])
+    with engine.connect() as conn:  # then they hold the rows written before the upgrade
+        assert conn.execute(text("SELECT dataset_id, name, value, item_id FROM item_fields "
+                                 "ORDER BY name")).all() == [("d1", "label", "Stock", "q1"),
+                                                             ("d1", "prompt", "x", "q1")]
+        assert conn.execute(text("SELECT count(*) FROM result_search_fts WHERE "
+                                 "result_search_fts MATCH 'ok'")).scalar() == 0  # < 3 chars
+        assert conn.execute(text("SELECT DISTINCT doc FROM result_search_terms WHERE "
+                                 "term >= 'ok' AND term < 'ol'")).scalars().all() == [1]
+        assert conn.execute(text("SELECT i.item_id FROM items AS i JOIN item_search_fts "
+                                 "AS f ON f.rowid = i.rowid WHERE item_search_fts MATCH 'toc'")
+                            ).scalars().all() == ["q1"]
+        # the SQLite-only search tables (store/search.py) are not in schema.py's metadata
+        diff = compare_metadata(MigrationContext.configure(conn, opts={
+            "include_name": lambda name, kind, _: not (kind == "table" and name and (
+                name.startswith(("item_search", "answer_search", "result_search", "item_fields",
+                                 "field_marks", "search_marks"))))}), metadata)
     assert diff == []
 
 
@@ -150,6 +173,9 @@ def _shape(url: str) -> dict[str, object]:
                 for _, name, unique, *_ in db.execute(f"PRAGMA index_list('{t}')"))
             out[t] = (list(db.execute(f"PRAGMA table_info('{t}')")), indexes,
                       sorted(db.execute(f"PRAGMA foreign_key_list('{t}')")))
+        # triggers and virtual tables (store/search.py) as written
+        out["sql"] = sorted(db.execute("SELECT type, name, sql FROM sqlite_master WHERE type = "
+                                       "'trigger' OR sql LIKE 'CREATE VIRTUAL TABLE%'"))
         out["revision"] = list(db.execute("SELECT version_num FROM alembic_version"))
     return out
 

@@ -7,8 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Engine, Text, and_, cast, func, or_, select
+from sqlalchemy import Engine, Select, Text, and_, cast, func, or_, select
 
+from . import search
+from .results import filtered_ids, item_key, result_filters
 from .schema import answers, items, results, runs
 
 # sort name → (column expression key, descending); the result's id breaks ties (insertion order)
@@ -25,39 +27,45 @@ def browse_page(engine: Engine, run_id: str, dataset_id: str, *, evaluator: str 
     rest —, the answer or the reason),
     `where` (item field name → value, compared as text). Each row: item_id, target, epoch,
     evaluator, score, status, reason, label, question, answer, latency_s, and the judge's
-    raw reply and parse rule (`reply`, `how`: None for code evaluators)."""
-    conds = [results.c.run_id == run_id]
-    if evaluator:
-        conds.append(results.c.evaluator == evaluator)
-    if status:
-        conds.append(results.c.status == status)
-    if no_score:
-        conds.append(results.c.score.is_(None))
-    elif score is not None:
-        conds.append(results.c.score == score)
+    raw reply and parse rule (`reply`, `how`: None for code evaluators).
+
+    Each filter goes through an index (store/search.py, migration 0011): the label's and the
+    fields' items, the score, the text indexes' candidates; no filter reads a result's row
+    (its evidence is inline) except to check a text search's candidates."""
+    def filters(each: bool) -> list[Any]:
+        """The conditions: the label's and the fields' items read at once (a count), or
+        with `each` checked row by row (a page, which stops at its end)."""
+        conds = result_filters(run_id, dataset_id, evaluator=evaluator, status=status,
+                               label=label, score=score, no_score=no_score, each=each)
+        own = bool(evaluator or status or no_score or score is not None)
+        for name, value in (where or {}).items():
+            indexed = search.field_filter(dataset_id, name, value, item_key(own),
+                                          each=each) if fields_indexed else None
+            # a name or value too long for item_fields: from the JSON, as before
+            conds.append(indexed if indexed is not None else
+                         cast(items.c.fields[name].as_string(), Text) == value)
+        if text:
+            conds.append(or_(results.c.reason.contains(text, autoescape=True),
+                             answers.c.text.contains(text, autoescape=True),
+                             # the item's whole stored text (question and every other field):
+                             # a plain LIKE, cheaper than extracting one JSON field per row
+                             cast(items.c.fields, Text).contains(text, autoescape=True)))
+        return conds
+
     on_item = and_(items.c.dataset_id == dataset_id, items.c.item_id == results.c.item_id)
     on_answer = and_(answers.c.run_id == results.c.run_id,
                      answers.c.item_id == results.c.item_id,
                      answers.c.target == results.c.target, answers.c.epoch == results.c.epoch)
     question = func.coalesce(items.c.fields["prompt"].as_string(),
                              items.c.fields["question"].as_string())
-    need_item = bool(label or where or text or sort == "item")
-    need_answer = bool(text or sort in ("latency", "-latency"))
-    if label:
-        conds.append(items.c.label == label)
-    for name, value in (where or {}).items():
-        conds.append(cast(items.c.fields[name].as_string(), Text) == value)
-    if text:
-        conds.append(or_(results.c.reason.contains(text, autoescape=True),
-                         answers.c.text.contains(text, autoescape=True),
-                         # the item's whole stored text (question and every other field): a
-                         # plain LIKE, cheaper than extracting one JSON field per row
-                         cast(items.c.fields, Text).contains(text, autoescape=True)))
-    base = select(results.c.id).where(*conds)
-    if need_item:
-        base = base.select_from(results.join(items, on_item, isouter=not (label or where)))
-    if need_answer:
-        base = base.join(answers, on_answer, isouter=True)
+    # the indexes first brought up to the rows written since they were last read (SQLite;
+    # False: none here, or they cannot be written now — the filters scan, as before)
+    fields_indexed = bool(where) and search.catch_up_fields(engine, dataset_id, list(where or {}))
+    text_indexed = search.answerable(text or "") and search.catch_up(engine, search.TEXT_MARKS)
+    need_item = bool(text) or sort == "item" or any(
+        not fields_indexed or search.field_filter(dataset_id, n, v, results.c.item_id) is None
+        for n, v in (where or {}).items())
+    need_answer = bool(text) or sort in ("latency", "-latency")
     orders: dict[str, list[Any]] = {
         "item": [results.c.item_id], "score": [results.c.score.asc().nulls_first()],
         "-score": [results.c.score.desc().nulls_last()], "status": [results.c.status],
@@ -66,15 +74,30 @@ def browse_page(engine: Engine, run_id: str, dataset_id: str, *, evaluator: str 
         "-latency": [answers.c.latency_s.desc().nulls_last()]}
     order = orders.get(sort, [])
     with engine.connect() as conn:
-        if text or where:
-            # a scan of every row either way: one pass for the count and the page, not two
-            every = [r[0] for r in conn.execute(base.order_by(*order, results.c.id))]
+        found = search.text_candidates(run_id, dataset_id, text or "") if text_indexed \
+            else None
+
+        def base(each: bool) -> Select[Any]:
+            if found is not None:
+                # the text indexes' candidates (every result that matches and maybe a few
+                # more) drive the query, each checked by the conditions
+                cand = found.subquery()
+                q = select(results.c.id).select_from(
+                    cand.join(results, results.c.id == cand.c.id)).where(*filters(each))
+            else:  # no search, or one the indexes cannot answer: the run's results
+                q = filtered_ids(filters(each))
+            if need_item:
+                q = q.outerjoin(items, on_item)
+            return q.outerjoin(answers, on_answer) if need_answer else q
+
+        if text:  # one pass for the count and the page: the candidates are read once
+            every = [r[0] for r in conn.execute(base(True).order_by(*order, results.c.id))]
             total, ids = len(every), every[offset:offset + limit]
         else:
-            total = conn.execute(select(func.count()).select_from(base.subquery())
+            total = conn.execute(select(func.count()).select_from(base(False).subquery())
                                  ).scalar_one()
-            ids = [r[0] for r in conn.execute(base.order_by(*order, results.c.id)
-                                              .limit(limit).offset(offset))]
+            ids = [r[0] for r in conn.execute(base(True).order_by(*order, results.c.id)
+                                              .limit(limit).offset(offset))] if total else []
         if not ids:
             return int(total), []
         rows = conn.execute(

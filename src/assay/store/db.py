@@ -21,7 +21,7 @@ from assay.core.errors import StoreError
 __all__ = ["DEFAULT_URL", "HEAD", "MIGRATIONS", "Engine", "RawJSON", "current_revision", "migrate",
            "open_engine", "redact", "resolve_url"]
 
-HEAD = "0010"  # newest migration; opening a store at HEAD skips loading Alembic entirely
+HEAD = "0011"  # newest migration; opening a store at HEAD skips loading Alembic entirely
 DEFAULT_URL = "sqlite:///.assay/assay.db"
 MIGRATIONS = Path(__file__).parent / "migrations"
 
@@ -134,8 +134,10 @@ def _create_at_head(conn: Connection) -> None:
     first command on a laptop would pay). The migrations build exactly this schema:
     tests/store/test_db.py compares them. Stores that exist, and PostgreSQL, migrate."""
     from .schema import metadata
+    from .search import create_sqlite
 
     metadata.create_all(conn)
+    create_sqlite(conn)  # the triggers and text indexes that schema.py cannot declare
     conn.exec_driver_sql("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL, "
                          "CONSTRAINT alembic_version_pkc PRIMARY KEY (version_num))")
     conn.execute(text("INSERT INTO alembic_version (version_num) VALUES (:v)"), {"v": HEAD})

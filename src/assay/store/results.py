@@ -7,7 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Engine, and_, case, func, select
+from sqlalchemy import ColumnElement, Engine, Select, and_, case, exists, func, select
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.visitors import InternalTraversal
 
 from .schema import items, results, runs
 
@@ -107,13 +109,16 @@ def evaluator_names(engine: Engine, run_id: str) -> list[str]:
             select(results.c.evaluator).where(results.c.run_id == run_id).distinct())]
 
 
-def results_page(engine: Engine, run_id: str, dataset_id: str, *, evaluator: str | None = None,
-                 status: str | None = None, label: str | None = None,
-                 score: float | None = None, no_score: bool = False, limit: int = 50,
-                 offset: int = 0) -> tuple[int, list[dict[str, Any]]]:
-    """(how many results match, one page of them): item_id, target, epoch, evaluator, score,
-    status, reason and the item's label. Three short queries on one connection: the count, the
-    page's ids (through the indexes), then those rows."""
+def result_filters(run_id: str, dataset_id: str, *, evaluator: str | None = None,
+                   status: str | None = None, label: str | None = None,
+                   score: float | None = None, no_score: bool = False, each: bool = False
+                   ) -> list[ColumnElement[bool]]:
+    """The conditions on a run's results that the results pages share: the run, evaluator,
+    status, score (or none: `no_score`) and the item's label. The label's items are read
+    through items' (dataset, label, item) index and their results through the (run, item, …)
+    one — what a count wants —, or with `each` checked result by result as the run's
+    covering index gives them in order: what a page wants, which stops at its end. No
+    condition reads a result's row."""
     conds = [results.c.run_id == run_id]
     if evaluator:
         conds.append(results.c.evaluator == evaluator)
@@ -123,15 +128,67 @@ def results_page(engine: Engine, run_id: str, dataset_id: str, *, evaluator: str
         conds.append(results.c.score.is_(None))
     elif score is not None:
         conds.append(results.c.score == score)
-    base = select(results.c.id).where(*conds)
+    if label:
+        found = select(items.c.item_id).where(items.c.dataset_id == dataset_id,
+                                              items.c.label == label)
+        conds.append(exists(found.where(items.c.item_id == results.c.item_id)) if each
+                     else item_key(len(conds) > 1).in_(found))
+    return conds
+
+
+class Unindexed(ColumnElement[Any]):
+    """A column SQLite must not look rows up by (`+col`, SQLite's way to say so; the column
+    itself elsewhere)."""
+
+    inherit_cache = True
+    _traverse_internals = [  # noqa: RUF012 (SQLAlchemy's own attribute, a list)
+        ("column", InternalTraversal.dp_clauseelement)]
+
+    def __init__(self, column: ColumnElement[Any]) -> None:
+        self.column = column
+        self.type = column.type
+
+
+@compiles(Unindexed)
+def _unindexed(element: Unindexed, compiler: Any, **kw: Any) -> str:
+    return str(compiler.process(element.column, **kw))
+
+
+@compiles(Unindexed, "sqlite")
+def _unindexed_sqlite(element: Unindexed, compiler: Any, **kw: Any) -> str:
+    return "+" + str(compiler.process(element.column, **kw))
+
+
+def item_key(other_filters: bool) -> ColumnElement[Any]:
+    """results.item_id for an `IN (items …)` count. With a filter on the result's own columns
+    as well (score, status, evaluator), SQLite must not seek each item's results through the
+    (run, item, …) index, which lacks them and would read each row (its evidence inline):
+    the run's covering index in order, each row's item checked against the list, is cheaper."""
+    return Unindexed(results.c.item_id) if other_filters else results.c.item_id
+
+
+def filtered_ids(conds: Sequence[ColumnElement[bool]]) -> Select[Any]:
+    """The ids of the results meeting `conds` (result_filters and more)."""
+    return select(results.c.id).where(*conds)
+
+
+def results_page(engine: Engine, run_id: str, dataset_id: str, *, evaluator: str | None = None,
+                 status: str | None = None, label: str | None = None,
+                 score: float | None = None, no_score: bool = False, limit: int = 50,
+                 offset: int = 0) -> tuple[int, list[dict[str, Any]]]:
+    """(how many results match, one page of them): item_id, target, epoch, evaluator, score,
+    status, reason and the item's label. Three short queries on one connection: the count, the
+    page's ids (through the indexes), then those rows."""
+    def base(each: bool) -> Select[Any]:
+        return filtered_ids(result_filters(run_id, dataset_id, evaluator=evaluator,
+                                           status=status, label=label, score=score,
+                                           no_score=no_score, each=each))
+
     on_item = and_(items.c.dataset_id == dataset_id, items.c.item_id == results.c.item_id)
     with engine.connect() as conn:
-        if label:
-            # items.label is its own indexed column: the join runs from the label's items to
-            # their results through the (run, item, …) unique index
-            base = base.join(items, on_item).where(items.c.label == label)
-        total = conn.execute(select(func.count()).select_from(base.subquery())).scalar_one()
-        ids = [r[0] for r in conn.execute(base.order_by(results.c.id).limit(limit)
+        total = conn.execute(select(func.count()).select_from(base(False).subquery())
+                             ).scalar_one()
+        ids = [r[0] for r in conn.execute(base(True).order_by(results.c.id).limit(limit)
                                           .offset(offset))]
         rows = conn.execute(
             select(results.c.item_id, results.c.target, results.c.epoch,

@@ -50,7 +50,7 @@ items = Table(
     Column("line", Integer),
     Column("fields", Json, nullable=False),
     Column("label", String(255)),  # fields["label"], kept apart for listing and filtering
-    Index("ix_items_dataset_label", "dataset_id", "label"),
+    Index("ix_items_dataset_label", "dataset_id", "label", "item_id"),
 )
 
 # A name's versions (`assay datasets add NAME FILE`): each changed content is the next number,
@@ -115,6 +115,11 @@ results = Table(
     UniqueConstraint("run_id", "item_id", "target", "epoch", "evaluator",
                      name="uq_results_sample_evaluator"),
     Index("ix_results_run_status", "run_id", "status"),
+    # a run's results in insertion order with the columns that filters, summaries and
+    # comparisons read, so that none reads a result's row (its evidence is inline: ~2.4 KB a
+    # row), and a page of a filtered run stops at the page's end (migration 0011)
+    Index("ix_results_run_rows", "run_id", "id", "score", "status", "evaluator", "item_id",
+          "target", "epoch", "cost"),
 )
 
 spans = Table(

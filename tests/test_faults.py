@@ -35,6 +35,7 @@ from tests.agent_server import AgentServer
 from tests.conftest import SAMPLE
 from tests.marks import starts
 from tests.openai_server import OpenAIServer
+from tests.stored import stored_bytes
 
 ASSAY = str(Path(sys.executable).parent / "assay")
 KEY = "sk-fault-canary-5d8e1f0a9b7c"
@@ -166,11 +167,6 @@ def rows(db: Path, sql: str) -> list[tuple[Any, ...]]:
         return conn.execute(sql).fetchall()
 
 
-def stored_bytes(db: Path) -> bytes:
-    out = b"".join(p.read_bytes() for p in sorted(db.parent.glob(db.name + "*")))
-    with sqlite3.connect(db) as conn:
-        out += "\n".join(conn.iterdump()).encode("utf-8", "surrogatepass")
-    return out
 
 
 def run_with_kills(root: Path, rng: random.Random, kills: int) -> list[bytes]:

@@ -21,6 +21,7 @@ from tests.agent_server import AgentServer
 from tests.conftest import SAMPLE, wait_for_results
 from tests.invoke import ASSAY, assay_in_process, assay_process, cli_env
 from tests.openai_server import OpenAIServer
+from tests.stored import stored_bytes as store_bytes
 
 KEY = "sk-canary-0b5e77d2c4a1"
 TOKEN = "agent-canary-9d41e6f0"
@@ -158,11 +159,7 @@ evaluators: [finance-rubric]
 
 def stored_bytes(project: Path) -> bytes:
     """Every byte of the store: the file, its write-ahead log, and a logical dump."""
-    path = project / ".assay" / "assay.db"
-    out = b"".join(p.read_bytes() for p in path.parent.glob("assay.db*"))
-    with sqlite3.connect(path) as db:
-        out += "\n".join(db.iterdump()).encode("utf-8", "surrogatepass")
-    return out
+    return store_bytes(project / ".assay" / "assay.db")
 
 
 def test_keys_echoed_by_endpoints_are_never_stored_or_printed(

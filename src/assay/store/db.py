@@ -15,6 +15,8 @@ from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 
 from assay.core.errors import StoreError
 
+from .transaction import sqlite_transaction
+
 # The handle every caller holds on the store, named here so that code outside `store` types it
 # without importing SQLAlchemy: only `store` writes SQL (the import-linter contract in
 # pyproject.toml). Callers pass it back to the store's functions.
@@ -150,20 +152,12 @@ _PG_LOCK_KEY = 0x6173736179
 @contextmanager
 def _migration_lock(conn: Connection) -> Iterator[None]:
     if conn.dialect.name == "sqlite":
-        driver = conn.connection.driver_connection
-        saved = driver.isolation_level  # type: ignore[union-attr]
-        driver.isolation_level = None  # type: ignore[union-attr]  # we issue BEGIN/COMMIT
         try:
-            conn.exec_driver_sql("BEGIN EXCLUSIVE")  # waits (busy timeout) for another migrator
-            try:
+            # waits (busy timeout) for another migrator
+            with sqlite_transaction(conn, "BEGIN EXCLUSIVE"):
                 yield
-            except BaseException:
-                conn.exec_driver_sql("ROLLBACK")
-                raise
-            conn.exec_driver_sql("COMMIT")
         finally:
             conn.rollback()  # SQLAlchemy's own bookkeeping; nothing is left to roll back
-            driver.isolation_level = saved  # type: ignore[union-attr]
         return
     with conn.begin():
         if conn.dialect.name == "postgresql":

@@ -33,8 +33,6 @@ The indexes:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import (
@@ -61,6 +59,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import DBAPIError
 
 from .schema import items
+from .transaction import sqlite_transaction
 
 MAX_NAME, MAX_VALUE = 255, 100  # the longest field name and value item_fields keeps
 
@@ -214,25 +213,6 @@ def _exists(conn: Connection, name: str) -> bool:
                                 (name,)).first() is not None
 
 
-@contextmanager
-def _immediate(conn: Connection) -> Iterator[None]:
-    """A write transaction taken at once (BEGIN IMMEDIATE): the mark read in it is the one the
-    catch-up moves, whoever else catches up at the same time."""
-    driver = conn.connection.driver_connection
-    saved = driver.isolation_level  # type: ignore[union-attr]
-    driver.isolation_level = None  # type: ignore[union-attr]  # we issue BEGIN/COMMIT
-    try:
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            conn.exec_driver_sql("ROLLBACK")
-            raise
-        conn.exec_driver_sql("COMMIT")
-    finally:
-        driver.isolation_level = saved  # type: ignore[union-attr]
-
-
 def _span(conn: Connection, name: str) -> tuple[int, int]:
     """(the mark, its table's highest rowid now)."""
     table = MARKS[name]
@@ -258,7 +238,9 @@ def catch_up(engine: Engine, names: tuple[str, ...]) -> bool:
         try:
             for name in behind:
                 while True:
-                    with _immediate(conn):
+                    # taken at once: the mark read in it is the one this catch-up moves, whoever else
+                    # catches up at the same time
+                    with sqlite_transaction(conn, "BEGIN IMMEDIATE"):
                         upto, top = _span(conn, name)
                         if top <= upto:  # caught up (or rows deleted above a lowered mark)
                             if top < upto:
@@ -297,7 +279,7 @@ def catch_up_fields(engine: Engine, dataset_id: str, names: list[str]) -> bool:
         rowid: ColumnElement[Any] = literal_column("items.rowid")
         try:
             for name in behind:
-                with _immediate(conn):
+                with sqlite_transaction(conn, "BEGIN IMMEDIATE"):
                     upto = conn.execute(select(field_marks.c.upto).where(
                         field_marks.c.dataset_id == dataset_id, field_marks.c.name == name)
                     ).scalar()

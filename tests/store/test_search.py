@@ -181,7 +181,8 @@ def test_the_text_indexes_find_what_the_scan_finds(sqlite_store: Engine,
         texts = [*conn.execute(text("SELECT fields FROM items")).scalars(),
                  *(t for t in ANSWERS.values() if t), *(r[4] for r in RESULTS)]
     queries = {t[i:i + n] for t in texts for n in (1, 2, 3, 4) for i in range(len(t) - n + 1)}
-    queries |= {q.upper() for q in queries} | {"zz", "茅台x", '"', '""', "\\", "a b", "\n"}
+    queries |= {q.upper() for q in queries} | {"zz", "茅台x", '"', '""', "\\", "a b", "\n",
+                                               "\x00", "a\x00b", "茅台\x00五"}
     indexed = {q: page(sqlite_store, text=q) for q in sorted(queries)}
     _scan(monkeypatch)
     scanned = {q: page(sqlite_store, text=q) for q in sorted(queries)}

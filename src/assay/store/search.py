@@ -315,6 +315,8 @@ def _matching(fts: str, terms: str, query: str, name: str
     and maybe some that do not (the caller checks them), with its parameters. None when the
     index cannot say (a short text with letters whose case SQLite may fold otherwise than
     Python)."""
+    if "\x00" in query:  # FTS5 reads a query string only up to a NUL ("unterminated string")
+        return None
     if len(query) >= 3:
         trigrams = sorted({query[i:i + 3] for i in range(len(query) - 2)})
         match = " AND ".join('"' + t.replace('"', '""') + '"' for t in trigrams)

@@ -70,6 +70,8 @@ def test_text_search_field_filters_and_sort(rich: Rich) -> None:
         queries.results_page(engine, rich.run_a, sort="bogus")
     with pytest.raises(ConfigError):
         queries.results_page(engine, rich.run_a, where=["tags"])
+    with pytest.raises(ConfigError, match="FIELD has a control character: '\\\\x00'"):
+        queries.results_page(engine, rich.run_a, where=["\x00=1"])
     assert "tags" in queries.item_fields(engine, rich.run_a)
 
 

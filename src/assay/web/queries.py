@@ -128,6 +128,8 @@ def parse_where(where: list[str]) -> dict[str, str]:
         name, eq, value = w.partition("=")
         if not eq or not name.strip():
             raise ConfigError(f"an item-field filter is FIELD=VALUE, not '{w}'")
+        if any(ord(ch) < 32 for ch in name):  # SQLite's JSON path refuses a NUL (a 500 before)
+            raise ConfigError(f"an item-field filter's FIELD has a control character: {name!r}")
         out[name.strip()] = value.strip()
     return out
 

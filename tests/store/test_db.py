@@ -119,9 +119,9 @@ def test_migrations_match_the_schema_and_keep_old_runs(tmp_path: Path,
                           "start_at, status) VALUES ('s1', 't1', 'r1', 'q1', 'sample', 'q1', "
                           "'2026-01-01 00:00:00', 'ok')"))
     engine = open_engine(url)
-    assert current_revision(engine) == HEAD == "0011"
+    assert current_revision(engine) == HEAD == "0012"
     assert capsys.readouterr().err == (  # why the first command on an old store waits
-        f"assay: upgrading the store {url} from revision 0002 to 0011, once (a store with "
+        f"assay: upgrading the store {url} from revision 0002 to 0012, once (a store with "
         "many spans takes a while; other assay processes wait for it)\n")
     with engine.connect() as conn:
         assert conn.execute(text("SELECT item_id, label FROM items")).all() == [("q1", "Stock")]

@@ -34,7 +34,7 @@ import orjson
 
 from assay.core import secrets
 from assay.core.errors import ConfigError
-from assay.core.model_call import NO_USAGE, Usage
+from assay.core.model_call import NO_USAGE, Attempt, ModelCall, Usage, provider_of
 from assay.core.text import safe_text
 
 from .budget import Budget
@@ -97,6 +97,18 @@ class ModelClient:
 
     async def close(self) -> None:
         await self._client.close()
+
+    def call_of(self, messages: list[dict[str, str]], c: Completion) -> ModelCall:
+        """The typed record of one request and its reply, priced by the registry: the model
+        asked and the one that answered, for the trace's model-request spans and cost sheets."""
+        cfg = self.cfg
+        cost = cfg.cost(c.usage)
+        return ModelCall(model=cfg.model, provider=provider_of(cfg.base_url),
+                         messages=tuple(messages), reply=c.text, finish_reason=c.finish_reason,
+                         usage=c.usage,
+                         attempts=tuple(Attempt.from_json(a) for a in c.attempts),
+                         latency_s=c.latency_s, cost=None if cost is None else round(cost, 8),
+                         response_model=c.model, name=cfg.name, sanitized=c.sanitized)
 
     async def __aenter__(self) -> ModelClient:
         return self

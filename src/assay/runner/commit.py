@@ -19,7 +19,7 @@ from assay.store import repo
 from assay.store.db import Engine
 
 Rows = dict[str, list[dict[str, Any]]]
-TABLES = ("answers", "truth_snapshots", "results", "spans")
+TABLES = ("answers", "truth_snapshots", "results", "spans", "turns", "turn_results")
 
 
 def _empty() -> Rows:

@@ -18,6 +18,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay.core.conversation import is_conversation, plan_of, probe_items
 from assay.core.costs import CostSheet
 from assay.core.errors import ConfigError
 from assay.core.tally import Summary
@@ -26,6 +27,7 @@ from assay.datasets.named import load_named, parse_ref
 from assay.datasets.select import select_items
 from assay.models.budget import Budget, BudgetExceeded
 from assay.store import lease, repo
+from assay.store.conversations import conversation_turns
 from assay.store.costs import run_cost_sheet
 from assay.store.dataset_names import NamedVersion
 from assay.store.db import Engine
@@ -36,6 +38,7 @@ from assay.truth.capture import Capture, TruthConfig
 
 from .checks import check_answers, check_evaluators, check_fillable
 from .commit import BatchCommit, GroupCommit
+from .conversation import ConversationPlayer
 from .gc_tuning import building_long_lived_data, long_lived_data_frozen
 from .manifest import build_manifest
 from .overrides import Overrides, apply_overrides
@@ -43,6 +46,7 @@ from .pipeline import Progress, SamplePipeline
 from .resume import Prior, load_prior
 from .scope import applies_per_item, check_scope
 from .session import RunSession, built, evaluator_records, ground_truth_record
+from .simulator import prompt_record
 from .spec import ExperimentSpec
 from .spending import budget_record, run_budget
 from .stop import deferred_interrupt
@@ -156,12 +160,16 @@ async def _run(session: RunSession, spec: ExperimentSpec, prior: Prior | None, *
         truth_cfg = TruthConfig.parse(spec.ground_truth, spec.truth, spec.base)
         capture = Capture(truth_cfg) if truth_cfg.mode != "stored" else None
         where = _display(dataset.path)
-        check_evaluators(evaluators, chosen, where, truth_captured=capture is not None,
+        # conversation items are checked as the turns they will be answered and judged as
+        talks = [it for it in chosen if is_conversation(it)]
+        simulators = _simulator_models(talks, factory.client, where)
+        checked = probe_items(chosen) if talks else chosen
+        check_evaluators(evaluators, checked, where, truth_captured=capture is not None,
                          scope=active)
-        notes = check_scope(scope, [ev.name for ev in evaluators], chosen, where) \
+        notes = check_scope(scope, [ev.name for ev in evaluators], checked, where) \
             if per_item else []
-        notes += check_answers(targets, chosen, where)
-        check_fillable(targets, evaluators, chosen, where, scope=active)
+        notes += check_answers(targets, checked, where)
+        check_fillable(targets, evaluators, checked, where, scope=active)
         if spec.jury is not None and sum(not ev.deterministic for ev in evaluators) < 2:
             judges = [ev.name for ev in evaluators if not ev.deterministic]
             raise ConfigError(f"--jury {spec.jury} needs two or more model judges (have "
@@ -193,6 +201,10 @@ async def _run(session: RunSession, spec: ExperimentSpec, prior: Prior | None, *
                 seed=ds.seed, repeats=spec.repeats, concurrency=spec.concurrency,
                 commit=spec.commit, jury=spec.jury,
                 ground_truth=ground_truth_record(truth_cfg, capture),
+                **({"conversation": {**spec.conversation.to_json(), "items": len(talks),
+                                     **({"simulator": {**prompt_record(),
+                                                       "models": simulators}}
+                                        if simulators else {})}} if talks else {}),
                 tags=spec.tags, **({"executor": {
                     "type": spec.executor.type, "address": spec.executor.address,
                     "workers": spec.executor.workers,
@@ -212,6 +224,10 @@ async def _run(session: RunSession, spec: ExperimentSpec, prior: Prior | None, *
                                   prior_truth=prior.truth if prior else None,
                                   timeout_s=spec.timeout_s, truth_mode=truth_cfg.mode,
                                   jury=spec.jury, scope=active)
+        if talks:
+            pipeline.player = ConversationPlayer(
+                pipeline, spec.conversation, factory.client,
+                conversation_turns(engine, run_id) if prior is not None else None)
         todo = work_list(chosen, run_targets, spec.repeats, prior,
                          {ev.name for ev in evaluators})
         progress.total = len(chosen) * len(targets) * spec.repeats
@@ -239,6 +255,26 @@ async def _run(session: RunSession, spec: ExperimentSpec, prior: Prior | None, *
         result.otlp = await export_new_spans(engine, run_id, endpoint,
                                              prior.exported_until if prior else None)
     return result
+
+
+def _simulator_models(talks: list[Any], client: Callable[[str], Any], where: str
+                      ) -> list[str]:
+    """The models the simulated users of these conversations run on, each built now: an
+    unknown one stops the run before anything is sent, and every one is in the manifest."""
+    models: list[str] = []
+    for item in talks:
+        try:
+            plan = plan_of(item)
+        except ConfigError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+        if plan.simulated is not None and plan.simulated.model not in models:
+            try:
+                client(plan.simulated.model)
+            except ConfigError as exc:
+                raise ConfigError(f"{where}: item {item.id} (line {item.line}): "
+                                  f"simulated_user.model: {exc}") from None
+            models.append(plan.simulated.model)
+    return models
 
 
 def _display(path: str | Path) -> str:

@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from assay.core.calls import FAILURES, BoundedElsewhere, failure_text, within
+from assay.core.conversation import is_conversation
 from assay.core.errors import AssayError
 from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
 from assay.evaluators.base import Evaluator
@@ -83,6 +84,9 @@ class SamplePipeline:
         # the evaluator of a score run's case (see `samples`), when there is one
         self._quick = (synchronous(evaluators[0]) if capture is None and len(evaluators) == 1
                        else None)
+        # plays the conversation items (runner/conversation.py); set by the run when its
+        # dataset has one, so a run without any asks nothing per sample
+        self.player: Any = None
 
     @property
     def chunk(self) -> int:
@@ -106,7 +110,8 @@ class SamplePipeline:
         for work in works:
             target = work.target
             lookup = recorded_lookup(target)
-            if quick is None or lookup is None or work.prior is not None or work.done:
+            if quick is None or lookup is None or work.prior is not None or work.done \
+                    or self.player is not None:
                 await self._sample(work)
                 continue
             item = work.item
@@ -130,6 +135,9 @@ class SamplePipeline:
             self.progress.tick()
 
     async def _sample(self, work: Work, called: Answer | None = None) -> None:
+        if self.player is not None and is_conversation(work.item):
+            await self.player.play(work)
+            return
         item, target, epoch, prior = work.item, work.target, work.epoch, work.prior
         trace = Trace(self.run_id, item.id)
         t_start = time.time()

@@ -37,6 +37,7 @@ from pydantic import (
     model_validator,
 )
 
+from assay.core.conversation import COMBINE, EVALUATE, Settings
 from assay.core.errors import ConfigError
 from assay.core.specmodel import AUTO, SpecModel, empty_if_none, number, problem, spec_error
 from assay.core.yamltext import NUL_IN_SPEC, KeyLines, nul_at, read_text, yaml_mapping
@@ -92,6 +93,8 @@ class ExperimentSpec:
     judge_model: str | None = None  # the model for judges named without @MODEL
     executor: ExecutorSpec = field(default_factory=ExecutorSpec)  # local, or a Ray cluster
     budget_usd: float | None = None  # stop before a request would pass it (models/budget.py)
+    # how conversation items are played and scored (core/conversation.py)
+    conversation: Settings = field(default_factory=Settings)
     raw: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -264,6 +267,22 @@ class Budget(SpecModel):
         description="an amount in US dollars")
 
 
+class ConversationSection(SpecModel):
+    """`conversation:` — how conversation items (`turns`, `simulated_user`) are scored and
+    bounded: a conversation's score from its turns', its turn and time limits, and which turns
+    are judged (an item's own `evaluate` overrides it)."""
+
+    score: Literal["min", "mean", "product", "last"] = Field(
+        "min", description=f"one of {', '.join(COMBINE)}")
+    max_turns: StrictInt = Field(10, ge=1, le=1000, description="a whole number from 1 to 1000")
+    max_minutes: Annotated[float, number("minutes", above=True)] | None = None
+    evaluate: Literal["each_turn", "final_turn", "never"] = Field(
+        "each_turn", description=f"one of {', '.join(EVALUATE)}")
+
+    def build(self) -> Settings:
+        return Settings(self.score, self.max_turns, self.max_minutes, self.evaluate)
+
+
 class RunSpecModel(CommonSettings):
     """A whole experiment spec, validated with `context={"base": THE_SPEC'S_FOLDER}`."""
 
@@ -289,6 +308,8 @@ class RunSpecModel(CommonSettings):
     executor: ExecutorSection | None = Field(
         None, description="local, ray or a mapping with 'type'")
     budget: Budget | None = Field(None, description="a mapping {usd: AMOUNT}")
+    conversation: ConversationSection | None = Field(
+        None, description="a mapping {score, max_turns, max_minutes, evaluate}")
 
     @model_validator(mode="before")
     @classmethod
@@ -318,7 +339,9 @@ class RunSpecModel(CommonSettings):
             otlp=self.otlp or None, commit=self.commit, jury=self.jury,
             judge_model=self.judge_model or None,
             executor=self.executor.build() if self.executor else ExecutorSpec(),
-            budget_usd=self.budget.usd if self.budget else None, raw=raw)
+            budget_usd=self.budget.usd if self.budget else None,
+            conversation=self.conversation.build() if self.conversation else Settings(),
+            raw=raw)
 
 
 def load_spec(path: str | Path) -> ExperimentSpec:

@@ -23,7 +23,7 @@ from .transaction import sqlite_transaction
 __all__ = ["DEFAULT_URL", "HEAD", "MIGRATIONS", "Engine", "RawJSON", "current_revision", "migrate",
            "open_engine", "redact", "resolve_url"]
 
-HEAD = "0011"  # newest migration; opening a store at HEAD skips loading Alembic entirely
+HEAD = "0012"  # newest migration; opening a store at HEAD skips loading Alembic entirely
 DEFAULT_URL = "sqlite:///.assay/assay.db"
 MIGRATIONS = Path(__file__).parent / "migrations"
 

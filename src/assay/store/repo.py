@@ -20,7 +20,18 @@ from . import lease
 from .db import RawJSON
 from .implied import implied_roots
 from .reviews import check_review_score
-from .schema import answers, datasets, items, results, reviews, runs, spans, truth_snapshots
+from .schema import (
+    answers,
+    datasets,
+    items,
+    results,
+    reviews,
+    runs,
+    spans,
+    truth_snapshots,
+    turn_results,
+    turns,
+)
 
 _ITEM_BATCH = 5000
 
@@ -228,13 +239,14 @@ def write_rows(engine: Engine, rows: dict[str, list[dict[str, Any]]]) -> None:
     online run's traces) go first, in the same transaction as their samples' rows: a kill
     leaves a trace stored whole or not at all."""
     tables = {"answers": answers, "results": results, "spans": spans,
-              "truth_snapshots": truth_snapshots}
+              "truth_snapshots": truth_snapshots, "turns": turns, "turn_results": turn_results}
 
     def write(batch: dict[str, list[dict[str, Any]]]) -> None:
         with engine.begin() as conn:
             if batch.get("items"):  # the agent's data, as it came: not masked
                 _insert(conn, items, batch["items"])
-            for name in ("answers", "truth_snapshots", "results", "spans"):
+            for name in ("turns", "turn_results", "answers", "truth_snapshots", "results",
+                         "spans"):
                 if batch.get(name):
                     _insert(conn, tables[name], _masked(batch[name]))
 

@@ -95,6 +95,8 @@ answers = Table(
     Column("started_at", DateTime(timezone=True)),
     Column("finished_at", DateTime(timezone=True)),
     *call_columns(),
+    # a conversation's end (core/conversation.py Outcome); NULL for a one-question sample
+    Column("outcome", String(16)),
 )
 
 results = Table(
@@ -159,6 +161,51 @@ truth_snapshots = Table(
     Column("fields", Json),
     Column("source_fields", Json),
     Column("payload", Json),  # what the evaluators received as ground_truth
+)
+
+# A conversation's messages, one row each, written as they happen (migration 0012): a user
+# turn (scripted, or the simulated user's with its model call) and the target's answer to it
+# (its call, tool calls, the truth captured at that answer's time). A kill loses only the
+# message in flight, and a resume continues from the last one stored without asking the
+# simulated user again. The conversation itself is the sample: its `answers` row (final
+# answer, outcome, summed costs) and `results` rows (each evaluator's conversation score) are
+# written together when it ends.
+turns = Table(
+    "turns", metadata,
+    Column("run_id", String(64), ForeignKey("runs.id"), primary_key=True),
+    Column("item_id", String(255), primary_key=True),
+    Column("target", String(255), primary_key=True),
+    Column("epoch", Integer, primary_key=True),
+    Column("turn", Integer, primary_key=True),  # from 1
+    Column("role", String(16), primary_key=True),  # user | assistant
+    Column("source", String(16), nullable=False),  # script | simulator | target
+    Column("text", Text),
+    Column("error", Text),
+    Column("latency_s", Float),
+    Column("extras", Json),  # tool calls, what the target said beside its text
+    Column("truth", Json),  # the snapshot captured at this answer's time, with its payload
+    Column("ended", String(16)),  # the conversation ended with this message (an Outcome)
+    Column("started_at", DateTime(timezone=True)),
+    Column("finished_at", DateTime(timezone=True)),
+    *call_columns(),
+)
+
+# A conversation's per-turn judgments (each_turn, final_turn): one row per turn and evaluator.
+turn_results = Table(
+    "turn_results", metadata,
+    Column("run_id", String(64), ForeignKey("runs.id"), primary_key=True),
+    Column("item_id", String(255), primary_key=True),
+    Column("target", String(255), primary_key=True),
+    Column("epoch", Integer, primary_key=True),
+    Column("turn", Integer, primary_key=True),
+    Column("evaluator", String(255), primary_key=True),
+    Column("evaluator_version", String(64), nullable=False),
+    Column("score", Float),
+    Column("status", String(16), nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("evidence", Json),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    *call_columns(),
 )
 
 # A reviewer's correction of one result; the raw score stays in `results`.

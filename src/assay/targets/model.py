@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from assay.core.conversation import history_of
 from assay.core.errors import ConfigError
-from assay.core.model_call import Attempt, ModelCall, provider_of
 from assay.core.render import DOUBLE, SINGLE, placeholders, render
 from assay.core.types import Answer, Item
 from assay.models.client import ModelClient
@@ -41,6 +41,12 @@ class ModelTarget:
     def messages(self, item: Item) -> list[dict[str, str]]:
         where = f"target {self.name}, item {item.id} (line {item.line})"
         out = []
+        history = history_of(item)
+        if history is not None:  # a conversation's turn: the history as messages
+            if self.system:
+                out.append({"role": "system", "content": render(
+                    self.system, item.fields, self.syntax, where=where)})
+            return out + history
         if self.system:
             out.append({"role": "system",
                         "content": render(self.system, item.fields, self.syntax, where=where)})
@@ -51,15 +57,7 @@ class ModelTarget:
     async def answer(self, item: Item) -> Answer:
         messages = self.messages(item)
         c = await self.client.chat(messages, self.params)
-        cfg = self.client.cfg
-        cost = cfg.cost(c.usage)
-        # the model asked and the one that answered, for the trace's model-request spans
-        call = ModelCall(model=cfg.model, provider=provider_of(cfg.base_url),
-                         messages=tuple(messages), reply=c.text, finish_reason=c.finish_reason,
-                         usage=c.usage,
-                         attempts=tuple(Attempt.from_json(a) for a in c.attempts),
-                         latency_s=c.latency_s, cost=None if cost is None else round(cost, 8),
-                         response_model=c.model, name=cfg.name, sanitized=c.sanitized)
+        call = self.client.call_of(messages, c)
         extras: dict[str, Any] = {}
         if c.empty:  # the model answered nothing, every retry: scored as such, and flagged
             extras["empty_reply"] = True

@@ -18,6 +18,8 @@ from typing import Any
 class CostSheet:
     targets: dict[str, float] = field(default_factory=dict)  # target → its answers' cost
     judges: dict[str, float] = field(default_factory=dict)  # evaluator → its model calls' cost
+    # target → what its conversations' simulated users cost (core/conversation.py)
+    simulators: dict[str, float] = field(default_factory=dict)
     per_correct: dict[str, float | None] = field(default_factory=dict)  # evaluator → cost
     correct: dict[str, int] = field(default_factory=dict)  # evaluator → answers scored 1
     total: float = 0.0
@@ -25,11 +27,12 @@ class CostSheet:
     @property
     def empty(self) -> bool:
         """No priced model took part: nothing to show."""
-        return not self.targets and not self.judges
+        return not self.targets and not self.judges and not self.simulators
 
     def as_dict(self) -> dict[str, Any]:
         return {"targets": {k: round(v, 8) for k, v in self.targets.items()},
                 "judges": {k: round(v, 8) for k, v in self.judges.items()},
+                "simulators": {k: round(v, 8) for k, v in self.simulators.items()},
                 "per_correct": {k: None if v is None else round(v, 8)
                                 for k, v in self.per_correct.items()},
                 "correct": dict(self.correct), "total": round(self.total, 8)}
@@ -48,15 +51,21 @@ class EvaluatorCost:
 
 
 def cost_sheet(target_costs: Mapping[str, float | None], rows: Iterable[EvaluatorCost],
-               ) -> CostSheet:
-    """Names follow the run's summary: `target · evaluator` when the run has several targets."""
+               simulator_costs: Mapping[str, float | None] | None = None) -> CostSheet:
+    """Names follow the run's summary: `target · evaluator` when the run has several targets.
+    `simulator_costs`: per target, what the simulated users of its conversations cost — part
+    of what that target's samples cost, shown apart (role `simulator`)."""
     rows = list(rows)
     several = len({r.target for r in rows} | set(target_costs)) > 1
     sheet = CostSheet()
-    spent_on: dict[str, float] = {}  # target → answers + judgments
+    spent_on: dict[str, float] = {}  # target → answers + judgments (+ simulated users)
     for t, cost in target_costs.items():
         if cost is not None:
             sheet.targets[t] = cost
+            spent_on[t] = spent_on.get(t, 0.0) + cost
+    for t, cost in (simulator_costs or {}).items():
+        if cost is not None:
+            sheet.simulators[t] = cost
             spent_on[t] = spent_on.get(t, 0.0) + cost
     for r in rows:
         if r.cost is not None:

@@ -146,15 +146,6 @@ def conversation_turns(engine: Engine, run_id: str, item_id: str | None = None,
     return out
 
 
-def simulator_costs(engine: Engine, run_id: str) -> dict[str, float | None]:
-    """What the simulated users cost, per target (None: they ran on an unpriced model)."""
-    with engine.connect() as conn:
-        return {t: (float(s) if n else None) for t, s, n in conn.execute(
-            select(turns.c.target, func.sum(turns.c.cost), func.count(turns.c.cost))
-            .where(turns.c.run_id == run_id, turns.c.source == "simulator")
-            .group_by(turns.c.target))}
-
-
 def outcome_counts(engine: Engine, run_id: str) -> dict[str, dict[str, int]]:
     """Conversations per outcome, per target."""
     out: dict[str, dict[str, int]] = {}

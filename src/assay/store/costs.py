@@ -8,10 +8,12 @@ from sqlalchemy import Engine, case, func, select
 
 from assay.core.costs import CostSheet, EvaluatorCost, cost_sheet
 
-from .schema import answers, results
+from .schema import answers, results, turns
 
 
 def run_cost_sheet(engine: Engine, run_id: str) -> CostSheet:
+    """Targets' answers, judges' results, and conversations' simulated users (`turns` rows of
+    source simulator), each a column sum."""
     a_cost, r_cost = answers.c.cost, results.c.cost
     scored = results.c.status == "scored"
     correct = func.sum(case(((scored & (results.c.score == 1.0)), 1), else_=0))
@@ -27,7 +29,11 @@ def run_cost_sheet(engine: Engine, run_id: str) -> CostSheet:
                     .where(results.c.run_id == run_id)
                     .group_by(results.c.target, results.c.evaluator)
                     .order_by(func.min(results.c.id)))]
-    return cost_sheet(targets, rows)
+        simulators = {t: (float(s) if n else None) for t, s, n in conn.execute(
+            select(turns.c.target, func.sum(turns.c.cost), func.count(turns.c.cost))
+            .where(turns.c.run_id == run_id, turns.c.source == "simulator")
+            .group_by(turns.c.target))}
+    return cost_sheet(targets, rows, simulators)
 
 
 def run_spent(engine: Engine, run_id: str) -> float:

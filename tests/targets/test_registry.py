@@ -44,7 +44,7 @@ def test_every_builtin_type_is_registered_with_its_options() -> None:
     assert TARGETS.names() == BUILTIN
     assert list(TARGET_KEYS) == BUILTIN
     assert TARGET_KEYS["http"] == {"url", "method", "headers", "body", "answer_path", "extras",
-                                   "tool_calls", "timeout_s"}
+                                   "tool_calls", "timeout_s", "history", "end"}
     assert TARGET_KEYS["model"] == {"model", "prompt", "system", "params", "placeholders"}
     assert TARGET_KEYS["baseline-quote-agent"] == {
         "provider", "snapshots", "date", "field", "market", "cache_s", "min_interval_s",
@@ -119,7 +119,7 @@ def test_unknown_types_and_options_name_the_close_ones(tmp_path: Path) -> None:
                      client=no_client, base=tmp_path)
     assert str(err.value) == ("target type 'http': unknown option 'answer_pth'; did you mean "
                               "answer_path? (known: name, url, method, headers, body, "
-                              "answer_path, extras, tool_calls, timeout_s)")
+                              "answer_path, extras, tool_calls, history, end, timeout_s)")
     with pytest.raises(ConfigError, match="target 'a': params must be a mapping"):
         build_target(TargetSpec("a", "model", {"model": "m", "params": [1]}),
                      client=no_client, base=tmp_path)

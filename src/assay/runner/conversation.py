@@ -71,7 +71,7 @@ class ConversationPlayer:
         trace = Trace(p.run_id, item.id)
         t_start = time.time()
         attrs = {"target": target.name, "epoch": epoch}
-        session = f"{p.run_id}:{item.id}:{target.name}:{epoch}"
+        session = session_of(p.run_id, key)
         turns = list(self.prior.get(key, ()))
         pending: Turn | None = None  # a stored user message whose answer was lost
         if turns and turns[-1].answer is None and turns[-1].ended is None:
@@ -313,6 +313,25 @@ class ConversationPlayer:
         await p.writer.commit(answers=rows, results=results, spans=trace.take())
         p.progress.done += 1
         p.progress.tick()
+
+
+def session_of(run_id: str, key: Key) -> str:
+    """The conversation's session id, as an HTTP agent in `history: session` mode gets it."""
+    return f"{run_id}:{key[0]}:{key[1]}:{key[2]}"
+
+
+def judged_turn_items(run_id: str, key: Key, item: Item, turns: Sequence[Turn]
+                      ) -> list[tuple[Turn, Item]]:
+    """Each stored turn with the item it was answered and judged as (replay recomputes its
+    scores from these, without asking anyone)."""
+    plan = plan_of(item)
+    out = []
+    for i, t in enumerate(turns):
+        fields = plan.script[t.number - 1].fields if plan.script and \
+            t.number <= len(plan.script) else {}
+        out.append((t, turn_item(item, t.number, t.input, _history(turns[:i]), fields,
+                                 session_of(run_id, key))))
+    return out
 
 
 def _history(turns: Sequence[Turn]) -> list[Message]:

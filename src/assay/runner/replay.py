@@ -11,11 +11,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.core.types import Answer
+from assay.core.conversation import Outcome, Turn
+from assay.core.types import Answer, Score, ScoreStatus
 from assay.store import repo
+from assay.store.conversations import conversation_turns, outcomes
 from assay.store.db import Engine
 from assay.store.rows import truth_from_row
 
+from .conversation import conversation_score, judged_turn_items
 from .evaluate import evaluate
 from .scope import Scope
 from .session import RunSession, run_timeout
@@ -92,8 +95,42 @@ async def replay_run(engine: Engine, run_id: str, *, fresh: bool = False,
             per[name] = Replayed(name, ev.deterministic,
                                  version_changed=bool(versions - {ev.version}))
         gate = asyncio.Semaphore(concurrency)
+        # conversations: each judged turn recomputed from its stored answer and truth, then
+        # the conversation's score from them (runner/conversation.py); nothing is asked
+        ended = outcomes(engine, run_id)
+        talks = conversation_turns(engine, run_id) if ended else {}
+        combine = str((manifest.get("conversation") or {}).get("score") or "min")
+
+        async def talk(r: dict[str, Any]) -> None:
+            ev = evaluators[r["evaluator"]]
+            key = (r["item_id"], r["target"], r["epoch"])
+            item, out = items.get(r["item_id"]), per[r["evaluator"]]
+            if item is None:
+                return
+            turns = talks.get(key, [])
+            now: list[Turn] = []
+            for turn, asked in judged_turn_items(run_id, key, item, turns):
+                stored_score = next((s for s in turn.scores if s.evaluator == ev.name), None)
+                if stored_score is None:
+                    now.append(Turn(turn.number, turn.input, turn.source, turn.answer))
+                    continue
+                async with gate:
+                    score = await evaluate(ev, asked, turn.answer, turn.truth,
+                                           timeout_s=timeout_s)
+                _compare(out, key, turn.number, stored_score, score, keep)
+                now.append(Turn(turn.number, turn.input, turn.source, turn.answer,
+                                scores=(score,)))
+            stored_ev = r["evidence"] or {}
+            whole = conversation_score(ev.name, ev.version, now,
+                                       Outcome(ended[key]), "", str(stored_ev.get(
+                                           "evaluate") or "each_turn"), combine)
+            _compare(out, key, None, Score(r["score"], ScoreStatus(r["status"]),
+                                           r["reason"], ev.name, ev.version), whole, keep)
 
         async def one(r: dict[str, Any]) -> None:
+            if ended and (r["item_id"], r["target"], r["epoch"]) in ended:
+                await talk(r)
+                return
             ev = evaluators[r["evaluator"]]
             a = answers.get((r["item_id"], r["target"], r["epoch"]))
             item = items.get(r["item_id"])
@@ -125,3 +162,17 @@ async def replay_run(engine: Engine, run_id: str, *, fresh: bool = False,
             await asyncio.gather(*(one(r) for r in todo[start:start + 1000]))
         report.evaluators = list(per.values())
     return report
+
+
+def _compare(out: Replayed, key: tuple[str, str, int], turn: int | None, stored: Score,
+             now: Score, keep: int) -> None:
+    """One recomputed score against the stored one (a conversation's turn, or the whole)."""
+    out.compared += 1
+    if now.value == stored.value and now.status == stored.status:
+        out.reproduced += 1
+    elif len(out.differences) < keep:
+        out.differences.append({
+            "item_id": key[0], "target": key[1], "epoch": key[2],
+            **({"turn": turn} if turn is not None else {}),
+            "stored": [stored.value, str(stored.status)], "now": [now.value, str(now.status)],
+            "reason_now": now.reason})

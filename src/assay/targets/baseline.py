@@ -56,8 +56,17 @@ class BaselineQuoteAgent:
 
     async def answer(self, item: Item) -> Answer:
         start = time.perf_counter()
+        t0 = time.time()
         snap = await self.capture.fetch(item)
-        extras = {"quote": snap.as_record()}
+        # its one tool call, as an agent reports its trajectory: what it asked for and what the
+        # recorded table (or the live source) returned — read by the trajectory checks and
+        # finance-cause like any agent's
+        call: dict[str, Any] = {"name": "quote", "arguments": {"symbol": snap.instrument},
+                                "result": snap.source_fields or snap.fields,
+                                "start": t0, "end": time.time()}
+        if snap.status != "ok":
+            call["error"] = snap.message or snap.status
+        extras = {"quote": snap.as_record(), "tool_calls": [call]}
         if snap.status != "ok":
             return Answer(None, extras, time.perf_counter() - start, None,
                           f"no quote for {snap.instrument or 'the item'}: {snap.message}")

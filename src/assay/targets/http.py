@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from assay.core import secrets
+from assay.core.conversation import history_of
 from assay.core.errors import ConfigError
 from assay.core.model_call import ModelCall
 from assay.core.render import SINGLE, render
@@ -72,7 +73,8 @@ class HttpTarget:
     def __init__(self, name: str, url: str, *, method: str = "POST",
                  headers: dict[str, str] | None = None, body: Any = None,
                  answer_path: str = "$.answer", extras: dict[str, str] | None = None,
-                 timeout_s: float = 60.0, tool_calls: str = "$.tool_calls") -> None:
+                 timeout_s: float = 60.0, tool_calls: str = "$.tool_calls",
+                 history: str = "messages", end: str = "$.end") -> None:
         self.name = name
         self.url = url
         self.method = method.upper()
@@ -82,12 +84,19 @@ class HttpTarget:
         self.extra_paths = dict(extras or {})
         self.timeout_s = timeout_s
         self.tool_calls_path = tool_calls
+        # a conversation's turn: the history as a `messages` array, or only this turn's input
+        # with a `session_id` the agent keeps its own history under
+        self.history = history
+        self.end_path = end
         where = f"target '{name}'"
+        if history not in ("messages", "session"):
+            raise ConfigError(f"{where}: history must be messages or session, not '{history}'")
         if not re.match(r"^https?://", url):
             raise ConfigError(f"{where}: url must start with http:// or https://")
         self._answer = _jsonpath(answer_path, where)
         self._extras = {k: _jsonpath(v, where) for k, v in self.extra_paths.items()}
         self._tools = _jsonpath(tool_calls, where)
+        self._end = _jsonpath(end, where)
         missing = sorted({m.group(1) for v in self.headers.values() for m in _ENV.finditer(v)
                           if not os.environ.get(m.group(1))})
         if missing:
@@ -100,7 +109,8 @@ class HttpTarget:
         return {"type": self.kind, "url": self.url, "method": self.method,
                 "headers": self.headers, "body": self.body, "answer_path": self.answer_path,
                 "extras": self.extra_paths, "timeout_s": self.timeout_s,
-                "tool_calls": self.tool_calls_path}
+                "tool_calls": self.tool_calls_path, "history": self.history,
+                "end": self.end_path}
 
     def request_body(self, item: Item) -> Any:
         where = f"target {self.name}, item {item.id} (line {item.line})"
@@ -120,7 +130,14 @@ class HttpTarget:
             if isinstance(node, list):
                 return [fill(v) for v in node]
             return node
-        return fill(self.body)
+        body = fill(self.body)
+        history = history_of(item)
+        if history is not None and isinstance(body, dict):  # a conversation's turn
+            if self.history == "messages":
+                body.setdefault("messages", history)
+            else:
+                body.setdefault("session_id", item.fields["session_id"])
+        return body
 
     async def answer(self, item: Item) -> Answer:
         return settled(await self._respond(item))
@@ -170,6 +187,9 @@ class HttpTarget:
             extras["tool_calls"] = calls
             if problems:
                 extras["tool_call_problems"] = problems
+        ends = self._end.find(data)
+        if ends and isinstance(ends[0].value, str):  # the agent ends the conversation
+            extras["end"] = ends[0].value
         value = found[0].value
         # the tokens the agent says it used (and the model it names): the answer's call
         call = ModelCall.reported(data.get("usage"), data.get("model")) \
@@ -185,11 +205,13 @@ class HttpTarget:
 def build(ctx: TargetContext, *, name: str, url: str, method: str = "POST",
           headers: dict[str, Any] | None = None, body: Any = None,
           answer_path: str = "$.answer", extras: dict[str, Any] | None = None,
-          timeout_s: float = 60, tool_calls: str = "$.tool_calls") -> HttpTarget:
+          timeout_s: float = 60, tool_calls: str = "$.tool_calls", history: str = "messages",
+          end: str = "$.end") -> HttpTarget:
     return HttpTarget(name, str(url), method=str(method),
                       headers={str(k): str(v) for k, v in
                                mapping_option(headers, "headers", name).items()},
                       body=body, answer_path=str(answer_path),
                       extras={str(k): str(v) for k, v in
                               mapping_option(extras, "extras", name).items()},
-                      timeout_s=timeout_option(timeout_s, name), tool_calls=str(tool_calls))
+                      timeout_s=timeout_option(timeout_s, name), tool_calls=str(tool_calls),
+                      history=str(history), end=str(end))

@@ -84,6 +84,8 @@ class PythonTarget:
             call = ModelCall.reported(meta.get("usage"), meta.get("model")) \
                 if isinstance(meta, dict) else None
             extras: dict[str, Any] = {"metadata": meta}
+            if isinstance(out.get("end"), str):  # it ends the conversation: done, transfer
+                extras["end"] = out["end"]
             if out.get("tool_calls") is not None:  # its trajectory: TOOL spans and the trajectory checks
                 calls, problems = read_tool_calls(out["tool_calls"])
                 extras["tool_calls"] = calls

@@ -76,6 +76,10 @@ _register(
     Arg("answer_path", help="JSONPath of the answer (default $.answer)"),
     Arg("extras", help="name: JSONPath of more values to keep"),
     Arg("tool_calls", help="JSONPath of the agent's tool calls (default $.tool_calls)"),
+    Arg("history", help="in a conversation: messages (the history as a messages array, "
+        "default) or session (this turn's input and a session_id)"),
+    Arg("end", help="JSONPath of the agent's end of a conversation: done or transfer "
+        "(default $.end)"),
     TIMEOUT, span_kind="AGENT")
 _register(
     "python", "agent",

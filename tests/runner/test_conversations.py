@@ -347,3 +347,67 @@ def test_kill_9_mid_conversation_then_resume_stores_each_conversation_once_and_w
     assert judged == {f"c{i}": 4 for i in range(6)}
     assert ends == [(f"c{i}", "done") for i in range(6)]
     assert scores == [(f"c{i}", 1.0) for i in range(6)]
+
+
+@pytest.mark.server
+@pytest.mark.parametrize("history", ["messages", "session"])
+def test_an_http_agent_gets_the_history_as_messages_or_a_session_id(
+        tmp_path: Path, history: str) -> None:
+    from tests.agent_server import AgentServer
+
+    agent = AgentServer().start()
+    try:
+        spec = project(tmp_path, SCRIPTED[:1], targets=[{
+            "name": "agent", "type": "http", "url": agent.url, "answer_path": "$.data.answer",
+            "body": {"question": "{input}"}, "history": history}])
+        code, out, err = run(tmp_path, str(spec))
+        assert code == 0, err
+    finally:
+        agent.stop()
+    rid = run_id(out)
+    first, second = agent.requests
+    assert first["question"] == "hello" and second["question"] == "bye"
+    if history == "messages":
+        assert second["messages"] == [{"role": "user", "content": "hello"},
+                                      {"role": "assistant", "content": "答：hello 1455.00元"},
+                                      {"role": "user", "content": "bye"}]
+        assert "session_id" not in second
+    else:
+        assert "messages" not in second
+        assert first["session_id"] == second["session_id"] == f"{rid}:c1:agent:0"
+
+
+def test_a_model_target_gets_the_history_as_chat_messages(
+        tmp_path: Path, openai_server: OpenAIServer) -> None:
+    models_file(tmp_path, openai_server)
+    openai_server.default = lambda messages: f"reply {len(messages)}"
+    spec = project(tmp_path, SCRIPTED[:1], targets=[{
+        "name": "bot", "type": "model", "model": "sim", "system": "You are a broker's bot."}])
+    code, _out, err = run(tmp_path, str(spec))
+    assert code == 0, err
+    assert [r["messages"] for r in openai_server.requests] == [
+        [{"role": "system", "content": "You are a broker's bot."},
+         {"role": "user", "content": "hello"}],
+        [{"role": "system", "content": "You are a broker's bot."},
+         {"role": "user", "content": "hello"}, {"role": "assistant", "content": "reply 2"},
+         {"role": "user", "content": "bye"}]]
+
+
+def test_the_budget_ends_a_conversation_with_outcome_budget(
+        tmp_path: Path, openai_server: OpenAIServer) -> None:
+    """A budget that admits the first turn's request and refuses the second's: the
+    conversation is stored with what it had, outcome `budget`, and the run stops, resumable."""
+    models_file(tmp_path, openai_server)
+    openai_server.default = lambda messages: "hello there " * 20
+    spec = project(tmp_path, SCRIPTED[:1], targets=[{
+        "name": "bot", "type": "model", "model": "sim",
+        "params": {"max_tokens": 50}}], concurrency=1)
+    code, out, err = run(tmp_path, str(spec), "--max-cost", "0.00012")
+    assert code != 0 or "budget" in out + err
+    engine = open_engine(f"sqlite:///{tmp_path / 'a.db'}")
+    with engine.connect() as conn:
+        outcome = conn.execute(text("SELECT outcome FROM answers")).all()
+        n_turns = conn.execute(text("SELECT count(*) FROM turns WHERE role = 'assistant'"
+                                    )).scalar()
+    assert outcome == [("budget",)]
+    assert n_turns == 1

@@ -411,3 +411,30 @@ def test_the_budget_ends_a_conversation_with_outcome_budget(
                                     )).scalar()
     assert outcome == [("budget",)]
     assert n_turns == 1
+
+
+def test_retry_plays_an_aborted_conversation_again_from_its_first_turn(
+        tmp_path: Path) -> None:
+    flag = tmp_path / "broken"
+    flag.write_text("1")
+    rows = [{"id": "ok", "turns": ["a", "b"], "reference_output": "]"},
+            {"id": "flaky", "turns": ["a", "flaky", "c"], "reference_output": "]"}]
+    spec = project(tmp_path, rows)
+    (tmp_path / "agent.py").write_text(AGENT.replace(
+        'if "boom" in said:',
+        f'if "flaky" in said and __import__("os").path.exists({str(flag)!r}):\n'
+        '        raise RuntimeError("agent down")\n    if "boom" in said:'), "utf-8")
+    code, out, err = run(tmp_path, str(spec))
+    assert code == 0, err
+    rid = run_id(out)
+    assert results(tmp_path, rid)["flaky"][:2] == (0.0, "scored")
+    flag.unlink()
+    r = assay_in_process("retry", rid, "--db", f"sqlite:///{tmp_path / 'a.db'}", "-q",
+                         cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    got = results(tmp_path, rid)
+    assert got["flaky"][:2] == (1.0, "scored") and got["ok"][:2] == (1.0, "scored")
+    engine = open_engine(f"sqlite:///{tmp_path / 'a.db'}")
+    turns = conversation_turns(engine, rid)[("flaky", "agent", 0)]
+    assert [t.input for t in turns] == ["a", "flaky", "c"]
+    assert outcome_counts(engine, rid) == {"agent": {"done": 2}}

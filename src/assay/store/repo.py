@@ -393,8 +393,9 @@ def get_items(engine: Engine, dataset_id: str, item_ids: Iterable[str] | None = 
 
 def delete_errors(engine: Engine, run_id: str) -> tuple[int, int]:
     """For `assay retry`: drop what asking again could fix, so a resume does that work again —
-    failed answers and empty replies (with their results), failed results, and judgments left
-    unscored by an empty judge reply. Returns (answers, results) deleted."""
+    failed answers and empty replies (with their results), aborted conversations (with their
+    turns), failed results, and judgments left unscored by an empty judge reply. Returns
+    (answers, results) deleted."""
     from sqlalchemy import and_, delete, or_, tuple_
 
     with engine.begin() as conn:
@@ -402,10 +403,16 @@ def delete_errors(engine: Engine, run_id: str) -> tuple[int, int]:
                               .where(answers.c.run_id == run_id,
                                      or_(answers.c.error.is_not(None), answers.c.text == "",
                                          answers.c.extras["empty_reply"].as_boolean()
-                                         .is_(True)))).all()
+                                         .is_(True),
+                                         answers.c.outcome == "aborted"))).all()
         n_results = 0
         for chunk in range(0, len(failed), 500):
             keys = [tuple(k) for k in failed[chunk:chunk + 500]]
+            # an aborted conversation is played again from its first turn
+            for table in (turn_results, turns):
+                conn.execute(delete(table).where(
+                    table.c.run_id == run_id,
+                    tuple_(table.c.item_id, table.c.target, table.c.epoch).in_(keys)))
             n_results += conn.execute(delete(results).where(
                 results.c.run_id == run_id,
                 tuple_(results.c.item_id, results.c.target, results.c.epoch).in_(keys))

@@ -165,6 +165,8 @@ def test_each_outcome(tmp_path: Path) -> None:
                                          "run_id = :r"), {"r": rid}).all())
     assert outcome == {"done": "done", "transferred": "transferred", "finished": "done",
                        "max_turns": "max_turns", "aborted": "aborted", "timeout": "timeout"}
+    assert ("conversations of agent: 2 done, 1 transferred, 1 max_turns, 1 timeout, "
+            "1 aborted") in " ".join(out.split()), out[-600:]
     talks = {k[0]: v for k, v in conversation_turns(engine, rid).items()}
     assert [t.input for t in talks["transferred"]] == ["a", "please transfer me"]
     assert len(talks["max_turns"]) == 3

@@ -11,6 +11,7 @@ from rich.live import Live
 from rich.markup import escape
 from rich.text import Text
 
+from assay.core.conversation import OUTCOMES
 from assay.core.errors import ConfigError
 from assay.core.outputs import refuse_inputs
 from assay.runner.execute import RunResult, run_experiment
@@ -118,6 +119,11 @@ def _execute(engine: Engine, spec: ExperimentSpec | None, overrides: Overrides, 
             f"[yellow]warning:[/] {escape(note)}")
     _print_summary(console, result.run_id, result.spec.name, result.total, result.summary,
                    result.spec.group_by)
+    for target, counts in result.outcomes.items():  # how the conversations ended
+        console.print(f"conversations of {escape(target)}: " + ", ".join(
+            f"{n} {outcome}" for outcome, n in sorted(
+                counts.items(), key=lambda c: (-c[1], OUTCOMES.index(c[0])
+                                               if c[0] in OUTCOMES else len(OUTCOMES)))))
     print_costs(console, result.costs, result.budget)
     if result.otlp:
         err.print(result.otlp)

@@ -27,7 +27,7 @@ from assay.datasets.named import load_named, parse_ref
 from assay.datasets.select import select_items
 from assay.models.budget import Budget, BudgetExceeded
 from assay.store import lease, repo
-from assay.store.conversations import conversation_turns
+from assay.store.conversations import conversation_turns, outcome_counts
 from assay.store.costs import run_cost_sheet
 from assay.store.dataset_names import NamedVersion
 from assay.store.db import Engine
@@ -73,6 +73,8 @@ class RunResult:
     budget: dict[str, Any] = field(default_factory=dict)  # usd, spent, refused
     costs: CostSheet | None = None  # None: no priced model took part
     notes: list[str] = field(default_factory=list)  # what the user should know (one line each)
+    # conversations per outcome, per target (none when the run had no conversation item)
+    outcomes: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 async def run_experiment(engine: Engine, spec: ExperimentSpec | None, *,
@@ -249,7 +251,7 @@ async def _run(session: RunSession, spec: ExperimentSpec, prior: Prior | None, *
     result = RunResult(run_id, status, spec, progress.total, progress.done, summary, kind=kind,
                        dataset_name=dataset.name, stop_reason=stop_reason,
                        budget=budget_record(budget).get("budget", {}), costs=costs,
-                       notes=notes)
+                       notes=notes, outcomes=outcome_counts(engine, run_id) if talks else {})
     endpoint = spec.otlp or endpoint_from_env()
     if endpoint:
         result.otlp = await export_new_spans(engine, run_id, endpoint,

@@ -112,8 +112,13 @@ def test_demo_spec_baseline_agent_answers_from_recorded_quotes(tmp_path: Path) -
     assert en.startswith("英伟达 (105.NVDA): latest price 181.81, open ")
     r = run("show", run_id, "--item", "(T1)Assay_Sample_S13_right", cwd=tmp_path)
     assert "answer from baseline" in r.stdout and "score 1 (scored)" in r.stdout
-    # issue 28: read as a person reads it — no None, no dict or list syntax
-    assert "None" not in r.stdout and "['" not in r.stdout and '{"' not in r.stdout
+    # issue 28: read as a person reads it — no None, no dict or list syntax (a tool call's
+    # arguments and result are the agent's own data, shown as the JSON they were)
+    prose = "\n".join(line for line in r.stdout.splitlines()
+                      if not line.lstrip().startswith("tool call") and not line.startswith(" "))
+    assert "None" not in r.stdout and "['" not in prose and '{"' not in prose
+    assert 'tool call 1: quote {"symbol": "105.AAPL"} → {"序号": "6406", "名称": "苹果", ' \
+        '"最新价": "247.45"' in r.stdout
     assert "value 247.45 → last (via 最新价) truth 247.45, accepted 247.445 to 247.455: pass" \
         in r.stdout
     assert "rule (rounding): 仅允许四舍五入误差" in r.stdout

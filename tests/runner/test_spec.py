@@ -144,7 +144,7 @@ TWO = f"dataset: {SAMPLE}\ntargets:\n  - {{name: a, type: recorded}}\n  - name: 
     (f"dataset: {SAMPLE}\ntargets: [{{type: recorded}}]\nevaluators: [exact]\nbudget:\n"
      "  usd: 1\n  eur: 2\n", "spec.yaml:6: budget.eur: unknown key (known: usd)"),
     (f"dataset: {SAMPLE}\ntargets: [{{type: recorded}}]\nevaluator: [exact]\n",  # not 'missing'
-     "spec.yaml:3: evaluator: unknown key (known: budget, commit, concurrency, dataset, "
+     "spec.yaml:3: evaluator: unknown key (known: budget, commit, concurrency, conversation, dataset, "
      "description, evaluators, executor, ground_truth, group_by, judge_model, jury, name, otlp, "
      "repeats, seed, tags, target, targets, timeout_s, truth)"),
     (f"dataset: {SAMPLE}\ntarget: {{type: recorded}}\ntargets: [{{type: recorded}}]\n"

@@ -33,7 +33,8 @@ def answer(item):
 
 ITEMS = [
     # done: the script ran out; turn 2 misses its reference
-    {"id": "c1", "turns": [{"input": "hello", "reference_output": "hello"},
+    {"id": "c1", "turns": [{"input": "hello", "reference_output": "hello",
+                            "ground_truth": "greeted"},
                            {"input": "bye", "reference_output": "nope"}]},
     # aborted: the target raises on turn 2, turn 3 never happens
     {"id": "c2", "turns": ["alpha", "boom", "gamma"], "reference_output": "you said"},
@@ -127,6 +128,11 @@ def test_export_has_a_row_per_judged_turn_with_the_outcome(talks: Talks, fmt: st
     assert reasons[("c1", 2)] == "the answer does not contain 'nope'"
     assert reasons[("c2", None)] == "conversation aborted: turn 2: RuntimeError: tool server down"
     assert reasons[("c3", None)] == "min of 2 judged turns (0, 1); transferred"
+    truths = {(r["item_id"], _cell(r["turn"])): (_cell(r["ground_truth"]),
+                                                  _cell(r["truth_provider"]))
+              for r in _rows(fmt, out)}
+    assert truths[("c1", 1)] == ("greeted", "stored")  # the turn's own ground_truth
+    assert truths[("c1", 2)] == truths[("c1", None)] == (None, None)
 
 
 def test_junit_has_a_case_per_judged_turn_and_names_the_outcome(talks: Talks) -> None:
@@ -186,11 +192,13 @@ def test_show_by_outcome_groups_the_scores(talks: Talks) -> None:
 def test_show_item_of_a_conversation_goes_turn_by_turn(talks: Talks) -> None:
     code, out, err = talks.assay("show", talks.run_id, "--item", "c2")
     assert code == 0, err
-    lines = [line.rstrip() for line in out.splitlines()]
+    # the latency varies: read as "N.NNN s"
+    lines = [re.sub(r"\(\d+\.\d{3} s\)", "(N.NNN s)", line.rstrip())
+             for line in out.splitlines()]
     start = lines.index("conversation with agent, 2 turn(s)")
     assert lines[start + 1:start + 10] == [
         "turn 1 user (script): alpha",
-        "  answer (0.000 s): turn 1: you said alpha",
+        "  answer (N.NNN s): turn 1: you said alpha",
         '  tool call 1: quote {"q": "alpha"} → ok',
         "  contains → 1 (scored): the answer contains 'you said'",
         "turn 2 user (script): boom",
@@ -200,6 +208,9 @@ def test_show_item_of_a_conversation_goes_turn_by_turn(talks: Talks) -> None:
         "conversation scores (its judged turns combined)"]
     assert lines[start + 10] == ("contains on agent → score 0 (scored): conversation aborted: "
                                  "turn 2: RuntimeError: tool server down")
+    code, out, _ = talks.assay("show", talks.run_id, "--item", "c1")
+    assert "turn 1 user (script): hello" in out
+    assert "  truth (stored in the item): greeted" in out.splitlines()
     code, out, _ = talks.assay("show", talks.run_id, "--item", "c3")
     assert "turn 2 user (script): handoff" in out
     assert "outcome transferred: the target said transferred" in out

@@ -15,6 +15,7 @@ from assay.core.conversation import OUTCOMES, Turn
 from assay.core.errors import ConfigError
 from assay.core.humane import plain
 from assay.core.types import Answer, Item, Score
+from assay.report.itemview import turn_ground_truth
 from assay.store import repo
 from assay.store.conversations import conversation_turns, outcome_counts
 from assay.store.db import Engine
@@ -118,11 +119,13 @@ def _print_turn(console: Console, item: Item, turn: Turn, clip: Clip, full: bool
         meta = f" [dim]({a.latency_s:.3f} s)[/]" if a.latency_s is not None else ""
         console.print(f"  answer{meta}: {clip(a.text, full, 600)}")
         tool_calls(item, a, "  ")
-    if turn.truth is not None:
+    if turn.truth is not None:  # fetched at this answer's time
         t = turn.truth
         console.print(f"  [dim]truth:[/] {escape(t.provider)} {escape(t.instrument)} — "
                       f"{escape(t.status)}" + (f": {escape(plain(t.fields))}" if t.fields
                                                else ""))
+    elif (stored := turn_ground_truth(item, turn.number)) is not None:
+        console.print(f"  [dim]truth (stored in the item):[/] {clip(plain(stored), full, 600)}")
     for s in turn.scores:
         console.print(f"  {_score_line(s)}")
     if turn.ended is not None:

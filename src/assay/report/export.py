@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from assay.core.conversation import Turn, is_conversation, plan_of
+from assay.core.conversation import Turn
 from assay.core.errors import ConfigError
 from assay.core.outputs import replaced
 from assay.core.types import Item, Score, TruthSnapshot
@@ -27,6 +27,8 @@ from assay.store import results as stored
 from assay.store.conversations import conversation_turns
 from assay.store.db import Engine
 from assay.store.rows import Key, answer_call, result_call
+
+from .itemview import turn_ground_truth
 
 FORMATS = ("csv", "jsonl", "parquet", "xlsx")
 COLUMNS = ("run_id", "item_id", "target", "epoch", "turn", "evaluator", "evaluator_version",
@@ -59,7 +61,7 @@ def rows(engine: Engine, run_id: str) -> Iterator[dict[str, Any]]:
         if last is not None and key != last and last in talks and last not in done:
             done.add(last)  # after the conversation's own rows: its turns'
             yield from _turn_rows(run_id, last, talks[last], items.get(last[0]),
-                                  answers[last].get("outcome"))
+                                  (answers.get(last) or {}).get("outcome"))
         last = key
         a = answers.get(key) or {}
         t = truths.get(key)
@@ -101,18 +103,6 @@ def rows(engine: Engine, run_id: str) -> Iterator[dict[str, Any]]:
                               (answers.get(key) or {}).get("outcome"))
 
 
-def _turn_truth(item: Item | None, number: int) -> Any:
-    """A scripted turn's stored ground truth: its own, else the conversation's."""
-    if item is None or not is_conversation(item):
-        return None
-    try:
-        script = plan_of(item).script
-    except ConfigError:
-        return None
-    own = script[number - 1].fields if 0 < number <= len(script) else {}
-    return own.get("ground_truth", item.fields.get("ground_truth"))
-
-
 def _turn_rows(run_id: str, key: Key, turns: list[Turn], item: Item | None,
                outcome: str | None) -> Iterator[dict[str, Any]]:
     """One row per judged turn and evaluator, in turn order."""
@@ -125,7 +115,7 @@ def _turn_row(run_id: str, key: Key, turn: Turn, score: Score, item: Item | None
               outcome: str | None) -> dict[str, Any]:
     a, t, judged = turn.answer, turn.truth, score.call
     answered = a.call if a is not None else None
-    stored_truth = _turn_truth(item, turn.number) if t is None else None
+    stored_truth = turn_ground_truth(item, turn.number) if t is None else None
     ev = score.evidence or {}
     return {
         "run_id": run_id, "item_id": key[0], "target": key[1], "epoch": key[2],

@@ -238,14 +238,23 @@ def show(
     full: Annotated[bool, typer.Option("--full", help="Do not shorten long prompts.")]
         = False,
     by: Annotated[str | None, typer.Option(
-        "--by", help="Break the scores down by this item field (label, tags, any field).")]
+        "--by", help="Break the scores down by this item field (label, tags, any field), or "
+        "by `outcome`: how each conversation ended.")]
         = None,
+    outcome: Annotated[str | None, typer.Option(
+        "--outcome", help="List the conversations that ended so: done, transferred, "
+        "max_turns, timeout, budget or aborted.")] = None,
     db: DbOption = None,
 ) -> None:
-    """A run's summary, or one item's trace from question to final score."""
-    from .show_cmd import show_item, show_run
+    """A run's summary, or one item's trace from question to final score (a conversation's
+    turn by turn)."""
+    from .show_cmd import show_item, show_outcome, show_run
 
-    if item is None:
+    if outcome is not None:
+        if item is not None:
+            raise ConfigError("--outcome lists conversations; leave out --item")
+        show_outcome(run_id, outcome, db)
+    elif item is None:
         show_run(run_id, db, by)
     else:
         show_item(run_id, item, db, full=full)

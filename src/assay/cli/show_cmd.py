@@ -12,11 +12,12 @@ from rich.console import Console
 from rich.table import Table
 from rich.tree import Tree
 
+from assay.core.conversation import is_conversation
 from assay.core.errors import ConfigError
 from assay.core.humane import gap as humane_gap
 from assay.core.humane import interval, plain, stale
 from assay.core.trajectory import ITEM, trajectory_of
-from assay.core.types import Answer
+from assay.core.types import Answer, Item
 from assay.store import repo
 from assay.store.db import open_engine
 from assay.store.rows import answer_call, result_call
@@ -126,6 +127,19 @@ def show_run(run_id: str, db: str | None, by: str | None = None) -> None:
             t2.add_row(escape(name), str(len(rows)), str(sum(1 for a in rows if a["error"])),
                        f"{tokens:,}", _pct(lat, 0.5), _pct(lat, 0.95))
         c.print(t2)
+    from .conversation_view import outcome_table
+
+    outcomes = outcome_table(engine, run_id)
+    if outcomes is not None:
+        c.print(outcomes)
+
+
+def show_outcome(run_id: str, outcome: str, db: str | None) -> None:
+    """`assay show RUN --outcome OUTCOME`: the conversations that ended so."""
+    from .conversation_view import check_outcome, list_by_outcome
+
+    check_outcome(outcome)
+    list_by_outcome(_console(), open_engine(db), run_id, outcome)
 
 
 def show_item(run_id: str, item_id: str, db: str | None, *, full: bool = False) -> None:
@@ -136,14 +150,52 @@ def show_item(run_id: str, item_id: str, db: str | None, *, full: bool = False) 
         raise ConfigError(f"run '{run_id}' has no item '{item_id}'")
     item = items[item_id]
     c = _console()
-    f = item.fields
     c.rule(f"[bold]{escape(item_id)}[/] in run {run_id}")
+    if is_conversation(item):  # turn by turn, then its scores as any item's
+        from .conversation_view import print_conversation
+
+        print_conversation(c, engine, run_id, item, clip=_clip, full=full,
+                           tool_calls=lambda i, a, indent: _tool_calls(c, i, a, full, indent))
+    else:
+        _question_and_answers(c, engine, run_id, item, full)
+    results = [r for r in repo.list_results(engine, run_id) if r["item_id"] == item_id]
+    if results and is_conversation(item):
+        c.print("[bold]conversation scores[/] (its judged turns combined)")
+    _results(c, results, full)
+    spans = repo.list_spans(engine, run_id, item_id)
+    if spans:
+        c.print(_span_tree(spans))
+
+
+def _tool_calls(c: Console, item: Item, answer: Answer, full: bool, indent: str = "  ") -> None:
+    """The agent's trajectory: the answer's tool calls, else the item's (a watched trace's,
+    a dataset's), as the trajectory checks read them."""
+    trajectory = trajectory_of(item, answer)
+    if trajectory is None:
+        return
+    if trajectory.source == ITEM and trajectory.calls:
+        c.print(f"{indent}[dim]tool calls from {escape(trajectory.where)}[/]")
+    for n, tc in enumerate(trajectory.calls, 1):
+        out = [] if tc.error is not None and tc.result is None else \
+            [_clip(tc.result, full, 200)]
+        if tc.error is not None:
+            out.append(f"[red]error[/] {_clip(tc.error, full, 200)}")
+        c.print(f"{indent}[dim]tool call {n}:[/] {escape(tc.name)} "
+                f"{_clip(tc.arguments, full, 200)} → {' '.join(out)}")
+    for problem in trajectory.problems:
+        c.print(f"{indent}[red]{escape(problem)}[/]")
+
+
+def _question_and_answers(c: Console, engine: Any, run_id: str, item: Item, full: bool
+                          ) -> None:
+    """A one-question item: the question, each target's answer, the ground truth."""
+    item_id = item.id
+    f = item.fields
     question = f.get("prompt", f.get("question", f.get("input")))
     c.print(f"[bold]question[/] {_clip(question, full)}")
     if f.get("response_reference"):
         c.print(f"[bold]reference[/] {_clip(f['response_reference'], full)}")
     answers = [a for a in repo.list_answers(engine, run_id) if a["item_id"] == item_id]
-    results = [r for r in repo.list_results(engine, run_id) if r["item_id"] == item_id]
     for a in sorted(answers, key=lambda a: (a["target"], a["epoch"])):
         head = f"[bold]answer[/] from {escape(a['target'])}" + (
             f" (epoch {a['epoch']})" if a["epoch"] else "")
@@ -163,20 +215,7 @@ def show_item(run_id: str, item_id: str, db: str | None, *, full: bool = False) 
         extras = a["extras"] or {}
         if call is not None and call.messages:
             c.print(f"  [dim]prompt sent:[/] {_clip([dict(m) for m in call.messages], full)}")
-        # the agent's trajectory: the answer's tool calls, else the item's (a watched trace's,
-        # a dataset's), as the trajectory checks read them
-        trajectory = trajectory_of(item, Answer(a["text"], extras))
-        if trajectory is not None and trajectory.source == ITEM and trajectory.calls:
-            c.print(f"  [dim]tool calls from {escape(trajectory.where)}[/]")
-        for n, tc in enumerate(trajectory.calls if trajectory is not None else (), 1):
-            out = [] if tc.error is not None and tc.result is None else \
-                [_clip(tc.result, full, 200)]
-            if tc.error is not None:
-                out.append(f"[red]error[/] {_clip(tc.error, full, 200)}")
-            c.print(f"  [dim]tool call {n}:[/] {escape(tc.name)} "
-                    f"{_clip(tc.arguments, full, 200)} → {' '.join(out)}")
-        for problem in trajectory.problems if trajectory is not None else ():
-            c.print(f"  [red]{escape(problem)}[/]")
+        _tool_calls(c, item, Answer(a["text"], extras), full)
     snaps = repo.list_truth(engine, run_id, item_id)
     for t in sorted(snaps, key=lambda t: (t["target"], t["epoch"])):
         gap = "" if t["gap_s"] is None else f", {humane_gap(t['gap_s'])}" + (
@@ -196,6 +235,10 @@ def show_item(run_id: str, item_id: str, db: str | None, *, full: bool = False) 
                 f"by the dataset, not fetched): {_clip(_readable(truth), full)}"
                 if truth is not None
                 else "[bold]ground truth[/]: none in the item")
+
+
+def _results(c: Console, results: list[dict[str, Any]], full: bool) -> None:
+    """Each evaluator's score with its reason, and how it got there."""
     for r in sorted(results, key=lambda r: (r["target"], r["epoch"], r["evaluator"])):
         score = "–" if r["score"] is None else f"{r['score']:g}"
         c.print(f"[bold]{escape(r['evaluator'])}[/] on {escape(r['target'])} → score {score} "
@@ -227,9 +270,6 @@ def show_item(run_id: str, item_id: str, db: str | None, *, full: bool = False) 
                     f"{escape(plain(rule['text']))}")
         elif rule:
             c.print(f"  [dim]rule:[/] {escape(plain(rule))}")
-    spans = repo.list_spans(engine, run_id, item_id)
-    if spans:
-        c.print(_span_tree(spans))
 
 
 def _readable(value: Any) -> str:

@@ -2,7 +2,8 @@
 several), the mean or pass rate with a 95 % interval — Wilson for 0/1 scores, normal
 approximation otherwise — counts of null, unscored, abstained, error and skipped (not
 applicable: outside the counts and the mean), the same after reviewers'
-corrections, a breakdown by any item field, and tokens, cost and latency percentiles."""
+corrections, a breakdown by any item field (or by `outcome`: how each conversation ended), and
+tokens, cost and latency percentiles."""
 
 from __future__ import annotations
 
@@ -14,10 +15,13 @@ from assay.core.tally import Tally as Agg
 from assay.store import answers as stored_answers
 from assay.store import repo
 from assay.store import results as stored
+from assay.store.conversations import outcomes
 from assay.store.costs import run_cost_sheet
 from assay.store.db import Engine
 
 from .stats import percentile
+
+OUTCOME = "outcome"  # --by outcome: how each conversation ended, not an item field
 
 
 @dataclass
@@ -50,7 +54,9 @@ def aggregate(engine: Engine, run_id: str, by: str | None = "label") -> RunAggre
     repo.require_run(engine, run_id)
     reviews = repo.latest_reviews(engine, run_id)
     out = RunAggregate(run_id, by)
-    rows = stored.aggregate_rows(engine, run_id, by)
+    # `--by outcome`: the conversation's outcome (answers.outcome), when the run has any
+    ended = outcomes(engine, run_id) if by == OUTCOME else {}
+    rows = stored.aggregate_rows(engine, run_id, None if ended else by)
     several = len({r.target for r in rows}) > 1
     for r in rows:
         name = f"{r.target} · {r.evaluator}" if several else r.evaluator
@@ -61,7 +67,8 @@ def aggregate(engine: Engine, run_id: str, by: str | None = "label") -> RunAggre
             out.cost[name] = out.cost.get(name, 0.0) + float(r[6])
         if by:
             per = out.groups.setdefault(name, {})
-            for g in _group_values(r.group):
+            group = ended.get((r.item_id, r.target, r.epoch)) if ended else r.group
+            for g in _group_values(group):
                 per.setdefault(g, Agg()).add(r.status, r.score, corrected)
     out.costs = run_cost_sheet(engine, run_id).as_dict()
     ans = stored_answers.answer_stats(engine, run_id)

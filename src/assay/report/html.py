@@ -1,7 +1,7 @@
 """`assay report`: one self-contained HTML file — summary with intervals, charts (score by
-group, latency distribution, judge agreement), LLM judges calibrated against the rubric, an
-optional comparison, and a per-item table whose rows expand to the item's trace. Everything a
-model wrote is escaped."""
+group, latency distribution, judge agreement), conversations per outcome, LLM judges calibrated
+against the rubric, an optional comparison, and a per-item table whose rows expand to the
+item's trace. Everything a model wrote is escaped."""
 
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ from urllib.parse import quote
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from assay.core.conversation import OUTCOMES
 from assay.core.errors import ConfigError
 from assay.core.outputs import replaced
 from assay.store import repo
+from assay.store.conversations import outcome_counts
 from assay.store.db import Engine
 from assay.store.rows import answer_record, result_record
 
@@ -98,8 +100,9 @@ def write_report(engine: Engine, run_id: str, compare_with: list[str], out: Path
     html = env().get_template("report.html.j2").render(
         run=run, manifest=run["manifest"] or {}, agg=agg, by=by, overall_chart=overall_chart,
         group_charts=group_charts, latency_charts=latency_charts, pairs=pairs,
-        calibrations=calibrations,
-        comparison=comparison, data_warnings=data_warnings, rows=rows, total=total, limit=limit,
+        calibrations=calibrations, outcomes=outcome_counts(engine, run_id),
+        outcome_names=OUTCOMES, comparison=comparison, data_warnings=data_warnings, rows=rows,
+        total=total, limit=limit,
         p=lambda v, q: percentile(v, q), latencies=latencies,
         css=(TEMPLATES / "assay.css").read_text("utf-8"))
     try:

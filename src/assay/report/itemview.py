@@ -8,6 +8,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from assay.core import humane
+from assay.core.conversation import is_conversation, plan_of
+from assay.core.errors import ConfigError
+from assay.core.types import Item
 
 
 def marked(text: str, values: list[dict[str, Any]], ignored: list[dict[str, Any]] | None = None
@@ -51,6 +54,19 @@ def _span(v: dict[str, Any], n: int) -> tuple[int, int] | None:
     except (TypeError, ValueError):
         return None
     return (start, end) if 0 <= start < end <= n else None
+
+
+def turn_ground_truth(item: Item | None, number: int) -> Any:
+    """A scripted conversation turn's stored `ground_truth`: the turn's own, else the
+    conversation's; None when neither has one (or the item is no conversation)."""
+    if item is None or not is_conversation(item):
+        return None
+    try:
+        script = plan_of(item).script
+    except ConfigError:
+        return None
+    own = script[number - 1].fields if 0 < number <= len(script) else {}
+    return own.get("ground_truth", item.fields.get("ground_truth"))
 
 
 def humane_gap(gap_s: float | None) -> str | None:

@@ -13,6 +13,11 @@ per item it applies to in both runs: a score lower than the baseline's is a fail
 one run only or without a score on one side is skipped (with which), and one more case,
 `[significance gate]`, fails only when the gate found the run significantly worse.
 
+A conversation (core/conversation.py) is one case like any item, and its judged turns are one
+case each beside it (`ID turn N`, `ID#EPOCH turn N`), judged the same way by the turn's score.
+The conversation's case names its outcome when it is not `done`; an `aborted` conversation (a
+turn failed) is a `<failure>` whatever its score.
+
 The files are checked against Jenkins' junit-10.xsd in the tests (tests/data/junit)."""
 
 from __future__ import annotations
@@ -24,9 +29,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from assay.core.conversation import Outcome
 from assay.core.outputs import replaced
 from assay.store import repo
 from assay.store import results as stored
+from assay.store.conversations import conversation_turns, outcomes
 from assay.store.db import Engine
 from assay.store.reviews import score_range
 
@@ -106,26 +113,58 @@ def _result_case(r: Mapping[str, Any], review: dict[str, Any] | None,
     return _Case(name, "pass")
 
 
+def _with_outcome(case: _Case, outcome: str | None) -> _Case:
+    """A conversation's case says how it ended unless it simply ran to its end; an aborted one
+    (a turn failed: the target's or the simulated user's error) fails whatever its score."""
+    if outcome is None or outcome == Outcome.DONE:
+        return case
+    kind = "failure" if outcome == Outcome.ABORTED and case.kind == "pass" else case.kind
+    return _Case(case.name, kind, f"outcome {outcome}" + (
+        f"; {case.message}" if case.message else ""), case.text)
+
+
+def _turn_cases(engine: Engine, run_id: str, threshold: float | None
+                ) -> dict[tuple[str, str, int, str], list[tuple[int, _Case]]]:
+    """(item, target, epoch, evaluator) → (turn, case) for each judged turn, in turn order."""
+    out: dict[tuple[str, str, int, str], list[tuple[int, _Case]]] = {}
+    for (item_id, target, epoch), turns in conversation_turns(engine, run_id).items():
+        for turn in sorted(turns, key=lambda t: t.number):
+            for s in turn.scores:
+                row = {"item_id": item_id, "reason": s.reason, "status": str(s.status),
+                       "score": s.value, "evidence": s.evidence}
+                out.setdefault((item_id, target, epoch, s.evaluator), []).append(
+                    (turn.number, _result_case(row, None, threshold)))
+    return out
+
+
 def run_junit(engine: Engine, run_id: str, *, threshold: float | None = None) -> ET.ElementTree:
     """The run's results as JUnit XML (see the module's docstring)."""
     reviews = repo.latest_reviews(engine, run_id)
+    ended = outcomes(engine, run_id)  # conversations only: one-question items have none
+    turned = _turn_cases(engine, run_id, threshold) if ended else {}
     # streamed: only each result's case (its reason) is kept, never the run's evidence at once
-    groups: dict[tuple[str, str], list[tuple[int, _Case]]] = {}
+    groups: dict[tuple[str, str], list[tuple[int, _Case, int | None]]] = {}
     repeats = False
     for r in stored.iter_results(engine, run_id):
-        review = reviews.get((r["item_id"], r["target"], r["epoch"], r["evaluator"]))
-        groups.setdefault((r["target"], r["evaluator"]), []).append(
-            (r["epoch"], _result_case(r, review, threshold)))
+        key = (r["item_id"], r["target"], r["epoch"])
+        review = reviews.get((*key, r["evaluator"]))
+        group = groups.setdefault((r["target"], r["evaluator"]), [])
+        group.append((r["epoch"], _with_outcome(_result_case(r, review, threshold),
+                                                ended.get(key)), None))
+        group.extend((r["epoch"], c, n) for n, c in turned.pop((*key, r["evaluator"]), []))
         repeats = repeats or bool(r["epoch"])
+    for (_, target, epoch, evaluator), left in turned.items():  # no conversation score
+        groups.setdefault((target, evaluator), []).extend((epoch, c, n) for n, c in left)
+        repeats = repeats or bool(epoch)
     targets = {t for t, _ in groups}
     suites = []
-    for (target, evaluator), pairs in groups.items():
+    for (target, evaluator), triples in groups.items():
         classname = f"{run_id}/{target}/{evaluator}" if len(targets) > 1 else \
             f"{run_id}/{evaluator}"
-        cases = [c for _, c in pairs]
-        if repeats:  # a run with repeats: every case is named ID#EPOCH, epoch 0 included
-            for epoch, c in pairs:
-                c.name = _label(c.name, epoch, True)
+        cases = [c for _, c, _ in triples]
+        for epoch, c, turn in triples:
+            # a run with repeats: every case is named ID#EPOCH, epoch 0 included
+            c.name = _label(c.name, epoch, repeats) + (f" turn {turn}" if turn else "")
         suites.append((classname, classname, cases))
     return _document(suites, f"assay run {run_id}")
 

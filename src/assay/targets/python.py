@@ -1,6 +1,7 @@
 """`python`: `module:function`, sync or async, called with the item's fields (a copy) and
 returning the answer text or `{"text": …, "metadata": {…}}`, with `"tool_calls": [...]` beside
-them when it reports its trajectory (the shape of targets/trajectory.py, as an HTTP agent's).
+them when it reports its trajectory (the shape of targets/trajectory.py, as an HTTP agent's), and
+`"end": "done" | "transfer"` when it ends a conversation (core/conversation.py, TARGET_ENDS).
 An exception — `sys.exit()` too — is that item's error.
 
 A sync function runs in a daemon thread of its own (core/calls.py), so it cannot stall the other
@@ -91,6 +92,8 @@ class PythonTarget:
                 extras["tool_calls"] = calls
                 if problems:
                     extras["tool_call_problems"] = problems
+            if out.get("end") is not None:  # ends a conversation: done, transfer (TARGET_ENDS)
+                extras["end"] = str(out["end"])
             return Answer(out.get("text"), extras, latency, call=call)
         return Answer(None, {}, latency, None,
                       f"{self.ref} returned {type(out).__name__}; expected text or "

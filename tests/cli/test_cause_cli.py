@@ -52,3 +52,19 @@ def test_no_cause_results_is_one_line(tmp_path: Path) -> None:
     shown = run("show", run_id, "--by", "cause", cwd=tmp_path)
     assert shown.returncode == 0
     assert "has no finance-cause results" in shown.stdout.replace("\n", " ")
+
+
+def test_report_has_a_causes_section(tmp_path: Path) -> None:
+    r = run("score", str(EXAMPLE), "-e", "finance-cause", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    run_id = run_id_of(r.stdout)
+    out = tmp_path / "report.html"
+    rep = run("report", run_id, "--out", str(out), cwd=tmp_path)
+    assert rep.returncode == 0, rep.stderr
+    html = out.read_text("utf-8")
+    assert '<h2 id="causes">Causes</h2>' in html
+    assert "<th class=\"n\">wrong_instrument</th>" in html
+    r2 = run("score", str(EXAMPLE), "-e", "finance-rubric", cwd=tmp_path)
+    out2 = tmp_path / "plain.html"
+    assert run("report", run_id_of(r2.stdout), "--out", str(out2), cwd=tmp_path).returncode == 0
+    assert 'id="causes"' not in out2.read_text("utf-8")

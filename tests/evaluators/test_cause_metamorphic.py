@@ -30,7 +30,8 @@ def cause_of(case: Case, answer: str | None = None, calls: Calls | None = None) 
     return EV.check(Item(case.id, fields), Answer(answer or case.answer)).evidence.get("cause")
 
 
-ZH_FRAMES = ("{}", "根据最新行情数据，{}", "{}\n\n（数据仅供参考，不构成投资建议）", "好的。{}", "**结论**：{}")
+ZH_FRAMES = ("{}", "根据最新行情数据，{}", "{}\n\n（数据仅供参考，不构成投资建议）", "好的。{}",
+             "**结论**：{}")
 EN_FRAMES = ("{}", "Sure! {}", "{}\n\nNote: data may be delayed.", "Here is what I found: {}")
 
 

@@ -7,9 +7,10 @@ import pytest
 
 from assay.core.types import Answer, Item, ScoreStatus
 from assay.evaluators.cause import CAUSES, FinanceCause
+from assay.evaluators.cause.instrument import core
 from assay.evaluators.registry import EVALUATORS
 from assay.truth.vocabulary import snapshot_from_payload
-from tests.evaluators.cause_cases import CASES, MOUTAI, Case, quote
+from tests.evaluators.cause_cases import CASES, MOUTAI, Case, M, quote
 
 EV = FinanceCause()
 
@@ -81,14 +82,38 @@ def test_captured_truth_snapshot_is_the_truth() -> None:
 
 
 def test_rubric_abstains_on_the_answer() -> None:
-    """A number no field word reaches: the rubric abstains; so does the cause, with `right`
-    among its candidates."""
-    case = Case("a", "moutai", "贵州茅台：1455 / 1448", [quote({"symbol": "600519"},
-                                                              {"最新价": 1448.0})], None)
-    _, s = judge(case)
-    assert s.status in (ScoreStatus.ABSTAINED, ScoreStatus.SCORED)  # type: ignore[attr-defined]
-    if s.status == ScoreStatus.ABSTAINED:  # type: ignore[attr-defined]
-        assert s.evidence["candidates"][0] == "right"  # type: ignore[attr-defined]
+    """Two readings of the answer decide differently: the rubric abstains, and so does the
+    cause, with `right` first among its candidates and the wrong cause the calls show."""
+    case = Case("a", "moutai", "最新价1455元；Foo Holdings最新价1400元。",
+                [quote({"symbol": "600519"}, {"最新价": 1455.0})], None)
+    s = EV.check(Item("a", case.item_fields()), Answer(case.answer))
+    assert s.status == ScoreStatus.ABSTAINED
+    assert s.evidence["candidates"] == ["right", "misread"]
+    assert s.reason.startswith("abstained: the rubric cannot tell whether the answer is right")
+
+
+def test_a_tool_value_read_two_ways_abstains() -> None:
+    """A text result the rubric reads two ways: stale or misread cannot be told, no 0."""
+    case = Case("a", "moutai", "最新价1400元",
+                [quote(M, "最新价1455元；Foo Holdings最新价1448元。", "search")], None)
+    s = EV.check(Item("a", case.item_fields()), Answer(case.answer))
+    assert s.status == ScoreStatus.ABSTAINED
+    assert s.evidence["candidates"] == ["stale_data", "misread"]
+    assert s.evidence["cause"] is None
+
+
+def test_a_row_named_in_another_language_beside_the_asked_code() -> None:
+    """Arguments ask for 600519 and the row names itself in words the question does not use:
+    nothing sure says it is another instrument (no call names another), so it is read as the
+    question's; its own code would decide."""
+    row = {"name": "Kweichow-Moutai Co., Ltd. Class A", "last": 1448.0}
+    case = Case("a", "moutai", "1448元", [quote(M, row)], None)
+    s = EV.check(Item("a", case.item_fields()), Answer(case.answer))
+    assert s.evidence["cause"] == "stale_data"
+    row = {"代码": "000858", "name": "Kweichow-Moutai Co., Ltd. Class A", "last": 1448.0}
+    case = Case("a", "moutai", "1448元", [quote(M, row)], None)
+    s = EV.check(Item("a", case.item_fields()), Answer(case.answer))
+    assert s.evidence["cause"] == "wrong_instrument"
 
 
 def test_registered() -> None:
@@ -97,3 +122,23 @@ def test_registered() -> None:
     ev = EVALUATORS.build("finance-cause")
     assert isinstance(ev, FinanceCause) and ev.deterministic and ev.uses_truth
     assert ev.lacking(Item("x", {"prompt": "p", "response_reference": "r"})) == []
+
+
+def test_a_row_name_the_question_never_uses_beside_the_asked_code() -> None:
+    row = {"name": "KMC Corp", "last": 1448.0}
+    case = Case("a", "moutai", "1448元", [quote(M, row)], None)
+    s = EV.check(Item("a", case.item_fields()), Answer(case.answer))
+    assert s.evidence["cause"] == "stale_data"
+    assert s.evidence["assumed"].startswith("no call names its instrument")
+
+
+@pytest.mark.parametrize(("written", "same_as"), [
+    ("600519", "600519.SH"), ("sh600519", "600519"), ("SZ.000858", "000858"),
+    ("1.600519", "600519.SS"), ("0.000858", "000858.SZ"), ("116.00700", "0700.HK"),
+    ("700.hk", "00700"), ("CNY=X", "USD/CNY"), ("usdcnh", "USD/CNH"), ("aapl.o", "AAPL")])
+def test_code_spellings(written: str, same_as: str) -> None:
+    assert core(written) == core(same_as)
+
+
+def test_onshore_and_offshore_differ() -> None:
+    assert core("USD/CNY") != core("USD/CNH")

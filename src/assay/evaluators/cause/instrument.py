@@ -35,6 +35,7 @@ _NAME_KEYS: Final = frozenset({"name", "stock_name", "security_name", "名称", 
 _CJK: Final = re.compile(r"[\u4e00-\u9fff]")
 _PREFIXED: Final = re.compile(r"^(?:sh|sz|bj|hk|us)\.?(\d{4,6})$", re.IGNORECASE)
 _SECID: Final = re.compile(r"^\d{1,3}\.([A-Za-z0-9]+)$")  # East Money: 1.600519, 116.00700
+_SUFFIXES: Final = frozenset({"SH", "SZ", "SS", "BJ", "HK", "US", "O", "N", "A", "OQ", "L", "T"})
 _YAHOO_FX: Final = re.compile(r"^([A-Za-z]{3})([A-Za-z]{3})?=X$", re.IGNORECASE)
 _OFFSHORE: Final = re.compile(r"离岸|offshore|\bcnh\b", re.IGNORECASE)
 # codes written in a text result: A-share codes, HK codes, pairs
@@ -52,7 +53,11 @@ def core(code: str) -> str:
     if m:
         c = m.group(1)
     m = _SECID.match(c)
-    if m:
+    if m and m.group(1).upper() in _SUFFIXES:
+        # digits and an exchange suffix: the digits (code_core reads "700.HK" as East Money's
+        # US prefix "700." before a ticker "HK")
+        c = c.split(".", 1)[0]
+    elif m:
         c = m.group(1)
     m = _YAHOO_FX.match(c)
     if m:  # Yahoo: CNY=X is USD/CNY, EURCNY=X is EUR/CNY
@@ -138,8 +143,9 @@ def asked_of(item: Item, snap: TruthSnapshot, ident: Identity, required: str) ->
     cores = frozenset(c for c in (core(x) for x in codes) if c)
     truth_name = str(source.get("名称") or source.get("name") or "")
     names = [_flat(truth_name)] if truth_name else []
-    names += [n for n in ident.names if (len(n) >= 3 or (_CJK.search(n) and len(n) >= 2))
-              and n not in names]
+    for n in map(_flat, ident.names):
+        if (len(n) >= 3 or (_CJK.search(n) and len(n) >= 2)) and n not in names:
+            names.append(n)
     shown = " ".join(dict.fromkeys(x for x in (
         next((c for c in codes if c), ""), truth_name) if x)) or (names[0] if names else "?")
     return Asked(cores, tuple(names), text, shown)

@@ -202,7 +202,7 @@ def _read_records(n: int, call: ToolCall, records: list[tuple[Mapping[str, Any],
             continue  # a row of codes and names only (a search result)
         own = claims_in_record(record, key)
         claims = own or args
-        rows.append((record, fields, claims, ctx.asked.judge(claims)))
+        rows.append((record, fields, claims, _instrument(own, args, ctx.asked)))
     if not rows:
         return Reading(n, call, False, None, args)
     mine = [r for r in rows if r[3] == MINE]
@@ -220,6 +220,18 @@ def _read_records(n: int, call: ToolCall, records: list[tuple[Mapping[str, Any],
         if got is not None:
             found.append(_judge(f, got[1], names.get(got[0], got[0]), ctx))
     return Reading(n, call, True, instrument, claims, tuple(found), notes=notes)
+
+
+def _instrument(own: Claims, args: Claims, asked: Asked) -> str | None:
+    """A row's instrument: its own code decides; its own name alone decides too, except that
+    a name the question does not use beside arguments that asked for the question's code says
+    nothing sure (a name in another language, a longer legal name)."""
+    if not own:
+        return asked.judge(args)
+    found = asked.judge(own)
+    if own.codes or found != OTHER or not args.codes:
+        return found
+    return None if asked.judge(args) == MINE else found
 
 
 def _read_text(n: int, call: ToolCall, text: str, args: Claims, ctx: Context) -> Reading:

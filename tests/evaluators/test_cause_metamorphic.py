@@ -46,6 +46,7 @@ UNRELATED: Calls = [
     {"name": "calendar", "arguments": {"q": "today"}, "result": "trading day"},
     {"name": "news", "arguments": {"q": "market"}, "result": "市场平稳运行"},
     {"name": "think", "arguments": {}, "result": None},
+    {"name": "news", "arguments": {"q": "A股"}, "result": "沪深两市成交额1.2万亿元，较上日放量"},
 ]
 
 

@@ -281,7 +281,13 @@ def _decide(readings: list[Reading]) -> Decision:
         return Decision((NO_RETRIEVAL,), None, why)
     mine = [r for r in data if r.instrument == MINE]
     other = [r for r in data if r.instrument == OTHER]
-    unknown = [r for r in data if r.instrument is None]
+    # a call that names no instrument and holds no value of the asked quantity (a news text
+    # with a market's turnover in it) says nothing about this question's instrument
+    unknown = [r for r in data if r.instrument is None and r.outcome != NO_VALUE]
+    if not (mine or other or unknown):
+        return Decision((NO_RETRIEVAL,), None,
+                        "no tool call returned a value of the asked quantity, and none names "
+                        "an instrument")
     assumed = False
     if not mine and unknown and not other:
         mine, assumed = unknown, True  # nothing names another instrument: the data is taken
@@ -302,9 +308,8 @@ def _decide(readings: list[Reading]) -> Decision:
         return Decision(_BY_OUTCOME[NO_VALUE], mine[0],
                         "the tools returned the question's instrument but no value of the asked "
                         "quantity", assumed)
-    valued = [r for r in unknown if r.outcome != NO_VALUE]
-    if valued:  # another instrument, and calls that name none but hold the quantity
-        r = valued[0]
+    if unknown:  # another instrument, and calls that name none but hold the quantity
+        r = unknown[0]
         return Decision((WRONG_INSTRUMENT, *_BY_OUTCOME[r.outcome]), r,
                         f"call {r.n} ({r.call.name}) names no instrument and holds a value, "
                         f"while call {other[0].n} ({other[0].call.name}) returned "

@@ -23,8 +23,8 @@ from assay.models.config import ModelConfig, save_models
 from assay.store.db import open_engine
 from tests.openai_server import OpenAIServer
 
-STATIC = ["finance-rubric", "item-judge", "finance-hybrid", "judge-file", "jury-majority",
-          "jury-mean"]
+STATIC = ["finance-rubric", "finance-cause", "item-judge", "finance-hybrid", "judge-file",
+          "jury-majority", "jury-mean"]
 CHECKS = ["exact", "contains", "contains-all", "contains-any", "regex", "numeric", "json-valid",
           "json-schema", "length", "similarity", "tool-used", "tool-sequence", "tool-args",
           "max-steps", "no-tool-errors", "python"]  # evaluators/builtin/
@@ -59,7 +59,8 @@ def test_every_builtin_is_registered() -> None:
     assert EVALUATORS.names() == [*STATIC, *CHECKS, *TEMPLATES]
     assert list(template_paths()) == TEMPLATES
     kinds = {e["name"]: e["kind"] for e in EVALUATORS.describe()}
-    assert [kinds[n] for n in STATIC] == ["code", "judge", "hybrid", "judge", "jury", "jury"]
+    assert [kinds[n] for n in STATIC] == ["code", "code", "judge", "hybrid", "judge", "jury",
+                                          "jury"]
     assert {kinds[n] for n in TEMPLATES} == {"judge template"}
     assert {kinds[n] for n in CHECKS} == {"code"}
 

@@ -87,7 +87,8 @@ def score(
     fail_under: Annotated[float | None, typer.Option(
         "--fail-under", help="Exit 1 when a mean score is below this (for CI).")] = None,
     by: Annotated[str, typer.Option("--by", help="Break the summary down by this item "
-                                    "field.")] = "label",
+                                    "field; 'cause': count finance-cause's causes per "
+                                    "target.")] = "label",
     judge_model: Annotated[str | None, typer.Option(
         "--judge-model", help="Registered model for LLM-judge evaluators (or write "
         "TEMPLATE@MODEL).")] = None,
@@ -238,8 +239,9 @@ def show(
     full: Annotated[bool, typer.Option("--full", help="Do not shorten long prompts.")]
         = False,
     by: Annotated[str | None, typer.Option(
-        "--by", help="Break the scores down by this item field (label, tags, any field), or "
-        "by `outcome`: how each conversation ended.")]
+        "--by", help="Break the scores down by this item field (label, tags, any field); "
+        "'outcome': how each conversation ended; 'cause': count finance-cause's causes per "
+        "target.")]
         = None,
     outcome: Annotated[str | None, typer.Option(
         "--outcome", help="List the conversations that ended so: done, transferred, "

@@ -18,6 +18,7 @@ from assay.core.numbers import checked
 from assay.core.outputs import refuse_inputs
 from assay.core.tally import Summary, Tally
 from assay.datasets.loader import parse_field_map
+from assay.report.causes import BY_CAUSE
 from assay.runner.evaluator_entries import cli_entries
 from assay.runner.pipeline import Progress
 from assay.runner.resume import prior_spec
@@ -116,6 +117,10 @@ def run_score(*, dataset: Path | None, responses: Path | None, evaluators: list[
             f"[yellow]warning:[/] {escape(note)}")
     _print_summary(console, run.run_id, run.dataset_name, run.total, run.summary,
                    run.spec.group_by)
+    if run.spec.group_by == BY_CAUSE:
+        from .causes_view import print_causes
+
+        print_causes(console, engine, run.run_id)
     from .costs_view import budget_stop_line, print_costs
 
     print_costs(console, run.costs, run.budget)
@@ -156,7 +161,9 @@ def _print_summary(console: Console, run_id: str, name: str, total: int,
                     "error", *(["skipped"] if skipped else [])):
             table.add_column(col, justify="left" if col == group_by else "right")
         _row(table, "all", tally, skipped)
-        for label, t in sorted(summary.by_label.get(evaluator, {}).items()):
+        # --by cause: counted from finance-cause's results after the tables, not an item field
+        groups = {} if group_by == BY_CAUSE else summary.by_label.get(evaluator, {})
+        for label, t in sorted(groups.items()):
             if t.items or not t.skipped:  # a group it applies to none of: no row
                 _row(table, label, t, skipped)
         console.print(table)

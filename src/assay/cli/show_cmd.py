@@ -110,9 +110,16 @@ def show_run(run_id: str, db: str | None, by: str | None = None) -> None:
                 "was lost")
     c.print(f"[dim]assay {m.get('assay_version')}, git {plain(m.get('git_commit'))[:12]}, "
             f"python {m.get('python')}, command: {escape(' '.join(m.get('command') or []))}[/]")
+    from assay.report.causes import BY_CAUSE
+
     from .report_cmd import print_aggregates
 
-    print_aggregates(run_id, db, by)
+    # --by cause: the causes finance-cause holds, not an item field of that name
+    print_aggregates(run_id, db, None if by == BY_CAUSE else by)
+    if by == BY_CAUSE:
+        from .causes_view import print_causes
+
+        print_causes(c, engine, run_id)
     answers = repo.list_answers(engine, run_id)
     by_target: dict[str, list[dict[str, Any]]] = {}
     for a in answers:

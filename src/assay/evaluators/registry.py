@@ -26,6 +26,13 @@ EVALUATORS.register(
     meta={"score": "0, 1, null or abstained", "cost": "microseconds",
           "reads": ["prompt", "response_reference", "ground_truth (T1)"]})
 EVALUATORS.register(
+    "finance-cause", "assay.evaluators.cause:FinanceCause", kind="code", context=False,
+    args=(), summary="why a T1 answer got its verdict, from its tool calls: truth_unavailable, "
+    "right, no_retrieval, wrong_instrument, stale_data or misread",
+    meta={"score": "1 (right), 0 (a wrong cause), null or abstained", "cost": "microseconds",
+          "reads": ["prompt", "response_reference", "ground_truth (or the captured truth)",
+                    "tool_calls"]})
+EVALUATORS.register(
     "item-judge", "assay.evaluators.judges:item_judge", kind="judge", args=(MODEL, MAPPING),
     summary="each item's own judge prompts, FinSearchComp style",
     meta={"score": 'integer in [0, 1] or "null"',

@@ -24,6 +24,7 @@ from . import charts
 from .aggregate import aggregate
 from .agreement import agreement
 from .calibration import run_calibrations
+from .causes import BY_CAUSE, cause_counts
 from .compare import compare_runs
 from .provenance import dataset_warnings
 from .stats import percentile
@@ -82,6 +83,8 @@ def item_rows(engine: Engine, run_id: str, limit: int) -> tuple[list[dict[str, A
 def write_report(engine: Engine, run_id: str, compare_with: list[str], out: Path, *,
                  by: str | None = "label", limit: int = 2000) -> int:
     run = repo.require_run(engine, run_id)
+    causes = cause_counts(engine, run_id)  # the "causes" section, when finance-cause ran
+    by = None if by == BY_CAUSE else by  # --by cause: that section, not an item field
     agg = aggregate(engine, run_id, by)
     group_charts = {name: charts.bars([(g, a.mean, a.ci, a.scored) for g, a in
                                        sorted(groups.items())])
@@ -101,8 +104,8 @@ def write_report(engine: Engine, run_id: str, compare_with: list[str], out: Path
         run=run, manifest=run["manifest"] or {}, agg=agg, by=by, overall_chart=overall_chart,
         group_charts=group_charts, latency_charts=latency_charts, pairs=pairs,
         calibrations=calibrations, outcomes=outcome_counts(engine, run_id),
-        outcome_names=OUTCOMES, comparison=comparison, data_warnings=data_warnings, rows=rows,
-        total=total, limit=limit,
+        outcome_names=OUTCOMES, causes=causes, comparison=comparison,
+        data_warnings=data_warnings, rows=rows, total=total, limit=limit,
         p=lambda v, q: percentile(v, q), latencies=latencies,
         css=(TEMPLATES / "assay.css").read_text("utf-8"))
     try:

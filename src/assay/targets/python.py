@@ -92,8 +92,6 @@ class PythonTarget:
                 extras["tool_calls"] = calls
                 if problems:
                     extras["tool_call_problems"] = problems
-            if out.get("end") is not None:  # ends a conversation: done, transfer (TARGET_ENDS)
-                extras["end"] = str(out["end"])
             return Answer(out.get("text"), extras, latency, call=call)
         return Answer(None, {}, latency, None,
                       f"{self.ref} returned {type(out).__name__}; expected text or "

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Engine, Select, Text, and_, cast, func, or_, select
+from sqlalchemy import Engine, Select, Text, and_, cast, exists, func, or_, select
 
 from . import search
 from .results import filtered_ids, item_key, result_filters
@@ -20,14 +20,16 @@ SORTS = ("", "item", "score", "-score", "status", "evaluator", "latency", "-late
 def browse_page(engine: Engine, run_id: str, dataset_id: str, *, evaluator: str | None = None,
                 status: str | None = None, label: str | None = None,
                 score: float | None = None, no_score: bool = False, text: str | None = None,
-                where: Mapping[str, str] | None = None, sort: str = "", limit: int = 50,
+                where: Mapping[str, str] | None = None, outcome: str | None = None,
+                sort: str = "", limit: int = 50,
                 offset: int = 0) -> tuple[int, list[dict[str, Any]]]:
     """(how many results match, one page of them). Filters: evaluator, status, the item's
     label, score (or none), `text` (a substring of the item's fields — its question and the
     rest —, the answer or the reason),
-    `where` (item field name → value, compared as text). Each row: item_id, target, epoch,
-    evaluator, score, status, reason, label, question, answer, latency_s, and the judge's
-    raw reply and parse rule (`reply`, `how`: None for code evaluators).
+    `where` (item field name → value, compared as text), `outcome` (conversations that ended
+    so: their answer's outcome column). Each row: item_id, target, epoch, evaluator, score,
+    status, reason, label, question, answer, latency_s, outcome (None: not a conversation),
+    and the judge's raw reply and parse rule (`reply`, `how`: None for code evaluators).
 
     Each filter goes through an index (store/search.py, migration 0011): the label's and the
     fields' items, the score, the text indexes' candidates; no filter reads a result's row
@@ -44,6 +46,13 @@ def browse_page(engine: Engine, run_id: str, dataset_id: str, *, evaluator: str 
             # a name or value too long for item_fields: from the JSON, as before
             conds.append(indexed if indexed is not None else
                          cast(items.c.fields[name].as_string(), Text) == value)
+        if outcome:  # the sample's answer row, by its primary key (an alias: the page's
+            # query may join answers itself)
+            a = answers.alias("sample_answer")
+            conds.append(exists(select(a.c.run_id).where(
+                a.c.run_id == results.c.run_id, a.c.item_id == results.c.item_id,
+                a.c.target == results.c.target, a.c.epoch == results.c.epoch,
+                a.c.outcome == outcome)))
         if text:
             conds.append(or_(results.c.reason.contains(text, autoescape=True),
                              answers.c.text.contains(text, autoescape=True),
@@ -104,7 +113,7 @@ def browse_page(engine: Engine, run_id: str, dataset_id: str, *, evaluator: str 
             select(results.c.id, results.c.item_id, results.c.target, results.c.epoch,
                    results.c.evaluator, results.c.score, results.c.status, results.c.reason,
                    items.c.label.label("label"), question.label("question"),
-                   answers.c.text.label("answer"), answers.c.latency_s,
+                   answers.c.text.label("answer"), answers.c.latency_s, answers.c.outcome,
                    results.c.evidence["reply"].as_string().label("reply"),
                    results.c.evidence[("parsed", "how")].as_string().label("how"))
             .select_from(results.join(items, on_item, isouter=True)

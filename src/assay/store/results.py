@@ -109,6 +109,18 @@ def evaluator_names(engine: Engine, run_id: str) -> list[str]:
             select(results.c.evaluator).where(results.c.run_id == run_id).distinct())]
 
 
+def evidence_counts(engine: Engine, run_id: str, evaluator: str, key: str
+                    ) -> list[tuple[str, str | None, int]]:
+    """(target, the evidence's `key` as text — None where it has none —, how many) of one
+    evaluator's results in the run: one GROUP BY on the JSON field (finance-cause's `cause`)."""
+    value = results.c.evidence[key].as_string()
+    with engine.connect() as conn:
+        return [(r[0], r[1], int(r[2])) for r in conn.execute(
+            select(results.c.target, value, func.count())
+            .where(results.c.run_id == run_id, results.c.evaluator == evaluator)
+            .group_by(results.c.target, value))]
+
+
 def result_filters(run_id: str, dataset_id: str, *, evaluator: str | None = None,
                    status: str | None = None, label: str | None = None,
                    score: float | None = None, no_score: bool = False, each: bool = False

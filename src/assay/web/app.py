@@ -19,6 +19,7 @@ from pydantic import BaseModel, field_validator
 
 from assay import __version__
 from assay.core.access import open_bind_refusal
+from assay.core.conversation import OUTCOMES
 from assay.core.errors import AssayError, ConfigError
 from assay.report import html as report_html
 from assay.report.compare import compare_runs
@@ -109,21 +110,23 @@ def create_app(engine: Engine, *, token: str | None = None,
     @app.get("/runs/{run_id}", response_class=HTMLResponse, include_in_schema=False)
     def run_page(run_id: str, evaluator: str | None = None, status: str | None = None,
                  label: str | None = None, score: str | None = None, q: str | None = None,
-                 where: Annotated[list[str] | None, Query()] = None, sort: str = "",
-                 page_no: int = Query(1, alias="page")) -> HTMLResponse:
+                 where: Annotated[list[str] | None, Query()] = None, outcome: str | None = None,
+                 sort: str = "", page_no: int = Query(1, alias="page")) -> HTMLResponse:
         summary = queries.run_summary(engine, run_id)
         where = [w for w in (where or []) if w.strip()]
         data = queries.results_page(engine, run_id, evaluator=evaluator or None,
                                     status=status or None, label=label or None,
                                     score=score or None, text=q or None, where=where,
-                                    sort=sort, page=_page(page_no))
+                                    outcome=outcome or None, sort=sort, page=_page(page_no))
         filters = {"evaluator": evaluator or "", "status": status or "",
-                   "label": label or "", "score": score or "", "q": q or "", "sort": sort}
+                   "label": label or "", "score": score or "", "q": q or "",
+                   "outcome": outcome or "", "sort": sort}
         qs = urlencode([*((k, v) for k, v in filters.items() if v),
                         *(("where", w) for w in where)])
         return page("run.html.j2", s=summary, data=data,
                     charts=queries.run_charts(engine, run_id), filters=filters, where=where, qs=qs,
                     labels=queries.labels(engine, run_id), sorts=SORTS,
+                    outcomes=OUTCOMES,
                     fields=queries.item_fields(engine, run_id))
 
     @app.get("/runs/{run_id}/online", response_class=HTMLResponse, include_in_schema=False)
@@ -222,13 +225,15 @@ def create_app(engine: Engine, *, token: str | None = None,
     def api_results(run_id: str, evaluator: str | None = None, status: str | None = None,
                     label: str | None = None, score: str | None = None,
                     q: str | None = None, where: Annotated[list[str] | None, Query()] = None,
-                    sort: str = "", page: int = 1, size: int = queries.PAGE
-                    ) -> dict[str, Any]:
+                    outcome: str | None = None, sort: str = "", page: int = 1,
+                    size: int = queries.PAGE) -> dict[str, Any]:
         """Filters: evaluator, status, label, score (a number or none), q (text in the
-        question, answer or reason), where=FIELD=VALUE (any item field, repeatable); sort:
-        item, score, -score, status, evaluator, latency, -latency."""
+        question, answer or reason), where=FIELD=VALUE (any item field, repeatable), outcome
+        (conversations that ended so: done, transferred, max_turns, timeout, budget, aborted);
+        sort: item, score, -score, status, evaluator, latency, -latency."""
         return queries.results_page(engine, run_id, evaluator=evaluator, status=status,
-                                    label=label, score=score, text=q, where=where, sort=sort,
+                                    label=label, score=score, text=q, where=where,
+                                    outcome=outcome or None, sort=sort,
                                     page=_page(page), size=min(max(1, size), MAX_SIZE))
 
     @app.get("/api/runs/{run_id}/items/{item_id:path}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from assay.core.conversation import OUTCOMES
 from assay.core.errors import ConfigError
 from assay.report import charts, itemview
 from assay.report.aggregate import summary_by_evaluator
@@ -14,12 +15,15 @@ from assay.report.provenance import dataset_warnings
 from assay.report.reasons import stated_reason
 from assay.report.stats import percentile
 from assay.store import browse, dataset_names, repo
+from assay.store import conversations as stored_conversations
 from assay.store import datasets as stored_datasets
 from assay.store import results as stored_results
 from assay.store import reviews as stored_reviews
 from assay.store.costs import run_cost_sheet
 from assay.store.db import Engine
 from assay.store.rows import answer_record, result_record
+
+from . import conversation as conversation_view
 
 PAGE = 50
 
@@ -77,17 +81,32 @@ def _summary(engine: Engine, run: dict[str, Any]) -> dict[str, Any]:
             "budget": (run["summary"] or {}).get("budget"),
             "stop_reason": (run["summary"] or {}).get("stop_reason"),
             # LLM judges measured against finance-rubric where it decided (empty without both)
-            "calibration": run_calibrations(engine, run_id) if len(aggs) > 1 else []}
+            "calibration": run_calibrations(engine, run_id) if len(aggs) > 1 else [],
+            # conversations per outcome and target (empty: the run has none), one GROUP BY
+            "outcomes": conversation_view.outcome_table(
+                stored_conversations.outcome_counts(engine, run_id)),
+            # finance-cause's causes per target, one GROUP BY on evidence.cause (None: the
+            # run has no result of it)
+            "causes": _causes(engine, run_id, set(aggs))}
+
+
+def _causes(engine: Engine, run_id: str, evaluators: set[str]) -> dict[str, Any] | None:
+    name = conversation_view.CAUSE_EVALUATOR
+    if name not in evaluators:
+        return None
+    return conversation_view.cause_table(
+        stored_results.evidence_counts(engine, run_id, name, "cause"))
 
 
 def results_page(engine: Engine, run_id: str, *, evaluator: str | None = None,
                  status: str | None = None, label: str | None = None,
                  score: str | None = None, text: str | None = None,
-                 where: list[str] | None = None, sort: str = "", page: int = 1,
-                 size: int = PAGE) -> dict[str, Any]:
+                 where: list[str] | None = None, outcome: str | None = None, sort: str = "",
+                 page: int = 1, size: int = PAGE) -> dict[str, Any]:
     """One page of a run's results, filtered (evaluator, status, label, score, `text` in the
-    question, answer or reason, `where` "FIELD=VALUE" on any item field) and sorted; each row's
-    `reason` is the judge's own (report/reasons.py), not how its reply was parsed."""
+    question, answer or reason, `where` "FIELD=VALUE" on any item field, `outcome`: the
+    conversations that ended so) and sorted; each row's `reason` is the judge's own
+    (report/reasons.py), not how its reply was parsed."""
     run = run_or_404(engine, run_id)
     size = max(1, min(500, size))
     page = max(1, page)
@@ -98,13 +117,17 @@ def results_page(engine: Engine, run_id: str, *, evaluator: str | None = None,
         except ValueError:
             raise ConfigError(f"score filter must be a number or none, not '{score}'") \
                 from None
+    if outcome and outcome not in OUTCOMES:
+        raise ConfigError(f"outcome filter must be one of {', '.join(OUTCOMES)}, "
+                          f"not '{outcome}'")
     if sort not in browse.SORTS:
         raise ConfigError(f"sort must be one of {', '.join(s for s in browse.SORTS if s)}, "
                           f"not '{sort}'")
     total, rows = browse.browse_page(
         engine, run_id, run["dataset_id"], evaluator=evaluator, status=status, label=label,
         score=value, no_score=score in ("none", "null"), text=text or None,
-        where=parse_where(where or []), sort=sort, limit=size, offset=(page - 1) * size)
+        where=parse_where(where or []), outcome=outcome or None, sort=sort, limit=size,
+        offset=(page - 1) * size)
     for r in rows:
         r["parse_note"] = r["reason"] if r["how"] and r["reason"] == r["how"] else None
         r["reason"] = stated_reason(r["reason"], r.pop("how"), r.pop("reply"))
@@ -221,8 +244,11 @@ def item_chain(engine: Engine, run_id: str, item_id: str) -> dict[str, Any]:
 def item_view(engine: Engine, run_id: str, item_id: str) -> dict[str, Any]:
     """The item page: the item's fields once; per sample (target, epoch) its answer with the
     rubric's values marked, its ground truth with the gap in words and a stale flag, its spans
-    as a waterfall; per evaluator its score, the judge's own reason and its evidence."""
+    as a waterfall; per evaluator its score, the judge's own reason and its evidence. A sample
+    that is a conversation has `conversation` (web/conversation.py): its outcome and its turns
+    with their scores, read in two queries (turns, turn results) whatever their number."""
     chain = item_chain(engine, run_id, item_id)
+    played = stored_conversations.conversation_turns(engine, run_id, item_id)
     samples: dict[tuple[str, int], dict[str, Any]] = {}
     for row in chain["results"]:
         key = (row["target"], row["epoch"])
@@ -234,7 +260,11 @@ def item_view(engine: Engine, run_id: str, item_id: str) -> dict[str, Any]:
                 "target": row["target"], "epoch": row["epoch"], "answer": row["answer"],
                 "truth": truth, "gap": itemview.humane_gap(gap),
                 "stale": itemview.is_stale(gap), "spans": itemview.waterfall(row["spans"]),
-                "marked": None, "read": None, "evaluators": []}
+                "marked": None, "read": None, "evaluators": [], "conversation": None}
+            turns = played.get((item_id, *key))
+            if turns is not None or (row["answer"] or {}).get("outcome"):
+                sample["conversation"] = conversation_view.conversation_record(
+                    turns or [], row["answer"])
         ev = row.get("evidence") or {}
         row["stated"] = stated_reason(row["reason"], (ev.get("parsed") or {}).get("how"),
                                       ev.get("reply"))

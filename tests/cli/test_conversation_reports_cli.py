@@ -258,7 +258,8 @@ def test_the_cost_split_shows_the_simulated_users() -> None:
     rows = _table_rows(buffer.getvalue(), "simulator")
     assert rows == [["simulator", "agent", "0.1250"]]
     html = str(env().get_template("_costs.html.j2").module.costs(sheet.as_dict()))  # type: ignore[attr-defined]
-    assert "<tr><td>simulator</td><td>agent</td><td class=\"n\">0.1250</td>" in html
+    assert ('<tr class="simulator"><td>simulator</td><td>agent <span class="muted">(simulated '
+            'users)</span></td><td class="n">0.1250</td>') in html
     only = str(env().get_template("_costs.html.j2").module.costs(  # type: ignore[attr-defined]
         CostSheet(simulators={"agent": 0.125}, total=0.125).as_dict()))
     assert "<td>simulator</td>" in only  # a run whose only priced model is the simulator

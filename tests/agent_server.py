@@ -6,6 +6,7 @@
     slow      sleeps 2 s first
     echo      HTTP 403 whose page repeats the request's headers (tokens included)
     surrogate an answer carrying a lone surrogate and a NUL as JSON escapes
+    transfer  the answer with `"end": "transfer"` (the agent hands a conversation over)
     tools     the answer with its trajectory in `tool_calls` (TOOLS: a quote lookup timed in
               ISO 8601, a calculator timed in Unix milliseconds, an untimed OpenAI-shaped call)
 `chooser`, when set, picks the mode for each request (None: `mode`).
@@ -70,6 +71,9 @@ class AgentServer(LocalServer):
         if mode == "slow":
             await asyncio.sleep(2)
         question = body.get("question", "")
+        if mode == "transfer":
+            return web.json_response({"data": {"answer": f"答：{question} 转人工"},
+                                      "end": "transfer"})
         if mode == "tools":
             return web.json_response({"data": {"answer": f"答：{question} 1455.00元"},
                                       "tool_calls": TOOLS, "usage": {"total_tokens": 12}})

@@ -358,8 +358,10 @@ def test_an_http_agent_gets_the_history_as_messages_or_a_session_id(
     from tests.agent_server import AgentServer
 
     agent = AgentServer().start()
+    agent.chooser = lambda body: "transfer" if body.get("question") == "human please" else None
     try:
-        spec = project(tmp_path, SCRIPTED[:1], targets=[{
+        spec = project(tmp_path, [*SCRIPTED[:1], {"id": "c3", "turns": [
+            "hi", "human please", "never sent"], "reference_output": "答"}], targets=[{
             "name": "agent", "type": "http", "url": agent.url, "answer_path": "$.data.answer",
             "body": {"question": "{input}"}, "history": history}])
         code, out, err = run(tmp_path, str(spec))
@@ -367,8 +369,13 @@ def test_an_http_agent_gets_the_history_as_messages_or_a_session_id(
     finally:
         agent.stop()
     rid = run_id(out)
-    first, second = agent.requests
+    first, second = [r for r in agent.requests if r["question"] in ("hello", "bye")]
     assert first["question"] == "hello" and second["question"] == "bye"
+    # the agent's `end` (default $.end) ended the third conversation, transferred
+    assert [r["question"] for r in agent.requests if r["question"] not in ("hello", "bye")] \
+        == ["hi", "human please"]
+    engine = open_engine(f"sqlite:///{tmp_path / 'a.db'}")
+    assert outcome_counts(engine, rid) == {"agent": {"done": 1, "transferred": 1}}
     if history == "messages":
         assert second["messages"] == [{"role": "user", "content": "hello"},
                                       {"role": "assistant", "content": "答：hello 1455.00元"},

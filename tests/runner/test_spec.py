@@ -138,6 +138,16 @@ TWO = f"dataset: {SAMPLE}\ntargets:\n  - {{name: a, type: recorded}}\n  - name: 
      "\nevaluators: [exact]\n", "spec.yaml:3: dataset.fields: must be a mapping of NAME: COLUMN"),
     (f"dataset: {SAMPLE}\ntargets: [{{type: recorded}}]\nevaluators: [exact]\nconcurrency: "
      "many\n", "spec.yaml:4: concurrency: must be a whole number ≥ 1, or auto"),
+    # the conversation section (docs/agents.md)
+    (f"dataset: {SAMPLE}\ntargets: [{{type: recorded}}]\nevaluators: [exact]\nconversation:\n"
+     "  score: median\n", "spec.yaml:5: conversation.score: must be one of min, mean, "
+     "product, last"),
+    (f"dataset: {SAMPLE}\ntargets: [{{type: recorded}}]\nevaluators: [exact]\nconversation:\n"
+     "  max_turns: 0\n", "spec.yaml:5: conversation.max_turns: must be a whole number from 1 "
+     "to 1000"),
+    (f"dataset: {SAMPLE}\ntargets: [{{type: recorded}}]\nevaluators: [exact]\nconversation:\n"
+     "  evaluate: sometimes\n", "spec.yaml:5: conversation.evaluate: must be one of "
+     "each_turn, final_turn, never"),
     (f"dataset: {SAMPLE}\ntargets: [{{type: recorded}}]\nevaluators: [exact]\ngroup_by: [a]\n",
      "spec.yaml:4: group_by: must be text"),
     # an unknown key, at any depth, with the keys its section knows

@@ -103,17 +103,22 @@ class ConversationPlayer:
                     outcome = Outcome.TIMEOUT
                     reason = f"over {self.settings.max_minutes:g} minutes"
                     break
+                # the turn's span: the simulator's, target's, truth's and evaluators' under it
+                at = {**attrs, "turn": number}
+                span = trace.span("turn", f"turn {number}", time.time(), None,
+                                  attributes={**at, **semconv.step()})
                 turn, rows = await self._user(plan, number, history, pending, key, trace,
-                                              attrs)
+                                              at, span)
                 pending = None
                 if turn.ended is not None:  # the simulated user stopped, or failed
                     turns.append(turn)
+                    trace.end(span, time.time())
                     await p.writer.commit(turns=rows, spans=trace.take(), samples=0)
                     outcome = turn.ended
                     reason = turn.error or "the simulated user stopped"
                     break
                 turn = await self._answer(item, target, turn, history, plan, mode, session,
-                                          key, trace, attrs, rows)
+                                          key, trace, at, rows, span)
                 turns.append(turn)
                 history += [Message("user", turn.input)]
                 if turn.answer is not None and turn.answer.text is not None:
@@ -134,8 +139,8 @@ class ConversationPlayer:
             raise refused
 
     async def _user(self, plan: Plan, number: int, history: list[Message],
-                    pending: Turn | None, key: Key, trace: Trace, attrs: dict[str, Any]
-                    ) -> tuple[Turn, list[dict[str, Any]]]:
+                    pending: Turn | None, key: Key, trace: Trace, attrs: dict[str, Any],
+                    span: str) -> tuple[Turn, list[dict[str, Any]]]:
         """The user's message of turn `number`, and the rows to store with the answer (a
         simulated message is committed at once: a resume must not ask for it again)."""
         p = self.p
@@ -151,9 +156,12 @@ class ConversationPlayer:
         said: UserTurn = await next_user_turn(self.client(user.model), user, history)
         t1 = time.time()
         ended = Outcome.DONE if said.stopped else None
-        sid = trace.span("simulator", user.model, t0, t1,
+        sid = trace.span("simulator", user.model, t0, t1, parent=span,
                          status="error" if said.error else "ok",
-                         attributes={**attrs, "turn": number, "role": "simulator",
+                         attributes={**attrs, **semconv.simulator(said.call.model if
+                                                                   said.call else user.model,
+                                                                   said.text),
+                                     "role": "simulator",
                                      "seed": user.seed, "temperature": user.temperature,
                                      "text": said.text, "stopped": said.stopped,
                                      "error": said.error})
@@ -167,20 +175,18 @@ class ConversationPlayer:
                         ended=Outcome.ABORTED, error=said.error), [row]
         row = user_row(p.run_id, key, number, said.text, "simulator", said.call, ended, t0, t1)
         turn = Turn(number, said.text, "simulator", None, said.call, ended=ended)
-        if ended is None:  # stored now, before the target is asked
-            await p.writer.commit(turns=[row], spans=trace.take(), samples=0)
+        if ended is None:  # stored now, before the target is asked (its span: with the turn)
+            await p.writer.commit(turns=[row], samples=0)
             return turn, []
         return turn, [row]
 
     async def _answer(self, item: Item, target: Any, turn: Turn, history: list[Message],
-                      plan: Plan,
-                      mode: str, session: str, key: Key, trace: Trace, attrs: dict[str, Any],
-                      rows: list[dict[str, Any]]) -> Turn:
+                      plan: Plan, mode: str, session: str, key: Key, trace: Trace,
+                      at: dict[str, Any], rows: list[dict[str, Any]], span: str) -> Turn:
         p = self.p
         number = turn.number
         fields = plan.script[number - 1].fields if plan.script else {}
         asked = turn_item(item, number, turn.input, history, fields, session)
-        at = {**attrs, "turn": number}
         t0 = time.time()
         fetching = asyncio.create_task(p._fetch(asked)) if p.capture is not None else None
         try:
@@ -191,7 +197,7 @@ class ConversationPlayer:
             raise
         t1 = time.time()
         tid = trace.span("target", key[1], t0, t1, status="error" if answer.error else "ok",
-                         attributes={**at, "latency_s": answer.latency_s,
+                         parent=span, attributes={**at, "latency_s": answer.latency_s,
                                      "usage": answer.usage.to_json(), "error": answer.error,
                                      **semconv.target(target.kind, key[1], asked, answer)})
         if answer.call is not None and answer.call.attempts:
@@ -201,17 +207,18 @@ class ConversationPlayer:
             tool_spans(trace, calls, tid, t0, t1, at)
         snap: TruthSnapshot | None = None
         if fetching is not None:
-            snap = await p._settle(asked, fetching, t1, trace, at)
+            snap = await p._settle(asked, fetching, t1, trace, at, span)
         ended = Outcome.ABORTED if answer.error else TARGET_ENDS.get(
             str(answer.extras.get("end") or "").lower())
         judged = Turn(number, turn.input, turn.source, answer, turn.user_call, snap, (), ended)
         scores: list[Score] = []
         stopped: BaseException | None = None
         if mode == "each_turn" and answer.error is None:
-            scores, stopped = await self._judge(asked, judged, trace, at)
+            scores, stopped = await self._judge(asked, judged, trace, at, span)
         if answer.error:
             p.progress.errors += 1
         stamp = p._now()
+        trace.end(span, time.time())
         await p.writer.commit(
             turns=[*rows, assistant_row(p.run_id, key, number, answer, snap, ended, t0, t1)],
             turn_results=[turn_result_row(p.run_id, key, number, s, stamp) for s in scores],
@@ -222,8 +229,8 @@ class ConversationPlayer:
         return Turn(number, turn.input, turn.source, answer, turn.user_call, snap,
                     tuple(scores), ended)
 
-    async def _judge(self, asked: Item, turn: Turn, trace: Trace, at: dict[str, Any]
-                     ) -> tuple[list[Score], BaseException | None]:
+    async def _judge(self, asked: Item, turn: Turn, trace: Trace, at: dict[str, Any],
+                     span: str | None = None) -> tuple[list[Score], BaseException | None]:
         """The turn's judgments by every evaluator that applies to it (its own `evaluators`
         field, the spec's `when:`), against the truth captured at its answer's time."""
         p = self.p
@@ -242,7 +249,8 @@ class ConversationPlayer:
             out = {s.evaluator for s in skipped}
             todo = [ev for ev in todo if ev.name not in out]
         gathered = await asyncio.gather(*(evaluate_traced(
-            ev, asked, turn.answer, truth, failure, trace, at, p.timeout_s) for ev in todo),
+            ev, asked, turn.answer, truth, failure, trace, at, p.timeout_s, span)
+            for ev in todo),
             return_exceptions=True)
         scores = [s for s in gathered if isinstance(s, Score)]
         stopped = next((e for e in gathered if isinstance(e, BaseException)), None)

@@ -120,11 +120,11 @@ def evaluate_now(ev: CodeEvaluator, item: Item, answer: Answer) -> Score:
 async def evaluate_traced(ev: Evaluator, item: Item, answer: Answer | None,
                           truth: TruthSnapshot | None, truth_failure: str | None,
                           trace: Trace, attrs: dict[str, Any],
-                          timeout_s: float | None = None) -> Score:
+                          timeout_s: float | None = None, parent: str | None = None) -> Score:
     t0 = time.time()
     score = await evaluate(ev, item, answer, truth, truth_failure, timeout_s)
     t1 = time.time()
-    sid = trace.span("evaluator", ev.name, t0, t1,
+    sid = trace.span("evaluator", ev.name, t0, t1, parent=parent,
                      status="error" if score.status == ScoreStatus.ERROR else "ok",
                      attributes={**attrs, "status": str(score.status), "score": score.value,
                                  "version": ev.version, **semconv.evaluator(score)})

@@ -289,7 +289,8 @@ class SamplePipeline:
 
     async def _settle(self, item: Item, fetching: asyncio.Task[tuple[TruthSnapshot, float,
                                                                        float]],
-                      answered: float, trace: Trace, attrs: dict[str, Any]) -> TruthSnapshot:
+                      answered: float, trace: Trace, attrs: dict[str, Any],
+                      parent: str | None = None) -> TruthSnapshot:
         """The fetched snapshot, fetched again if it came more than the window before the
         answer (a slow target); its span records provider, query and the gap."""
         assert self.capture is not None
@@ -299,7 +300,7 @@ class SamplePipeline:
             snap, t0, t1 = await self._fetch(item)
         gap = snap.fetched_at.timestamp() - answered
         trace.span("truth", snap.provider, t0, t1, status="error" if snap.status == "error"
-                   else "ok", attributes={**attrs, "mode": self.capture.cfg.mode,
+                   else "ok", parent=parent, attributes={**attrs, "mode": self.capture.cfg.mode,
                                           "instrument": snap.instrument, "query": snap.query,
                                           "status": snap.status, "message": snap.message,
                                           "gap_s": round(gap, 3), **semconv.truth(snap)})

@@ -161,6 +161,14 @@ def evaluator(score: Score) -> dict[str, Any]:
     return attrs
 
 
+def simulator(model: str, text: str) -> dict[str, Any]:
+    """The simulated user's message: an LLM span (its request is the child that carries the
+    tokens), the message as its output."""
+    attrs: dict[str, Any] = {KIND: LLM, SpanAttributes.LLM_MODEL_NAME: model}
+    io_value(attrs, OUT, OUT_MIME, text)
+    return attrs
+
+
 def step() -> dict[str, Any]:
     """A judge's render or parse: a step of its chain."""
     return {KIND: CHAIN}

@@ -70,6 +70,14 @@ class Trace:
             self.span("model.request", model, a.start, a.end,
                       status="ok" if a.ok else "error", parent=parent, attributes=attrs)
 
+    def end(self, span_id: str, end: float) -> None:
+        """A span opened with no end (a conversation's turn, whose children come first)
+        ends now; a span already taken (written) is left as it was."""
+        for row in self.rows:
+            if row["span_id"] == span_id:
+                row["end_at"] = end
+                return
+
     def take(self) -> list[dict[str, Any]]:
         rows, self.rows = self.rows, []
         return rows

@@ -46,7 +46,9 @@ wheel-compiled: $(STAMP)
 # answer), then T2 and T3 (historical lookups judged from their reference answers, by label).
 demo: $(BASE)
 	$(BIN)/assay run examples/specs/demo.yaml
-	$(BIN)/assay run examples/specs/conversation-finance.yaml --run-id demo-conversations-$$(date +%s) -q
+	@RID=demo-conversations-$$(date +%Y%m%d-%H%M%S); \
+	  $(BIN)/assay run examples/specs/conversation-finance.yaml --run-id $$RID -q && \
+	  $(BIN)/assay show $$RID --item conv-hk
 	$(BIN)/assay score examples/finsearch_t1_sample.json --by answer_kind --out .assay/demo-scores.jsonl
 	$(BIN)/assay score examples/finsearch_t23_sample.json --by label --out .assay/demo-t23-scores.jsonl
 

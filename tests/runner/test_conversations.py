@@ -447,3 +447,41 @@ def test_retry_plays_an_aborted_conversation_again_from_its_first_turn(
     turns = conversation_turns(engine, rid)[("flaky", "agent", 0)]
     assert [t.input for t in turns] == ["a", "flaky", "c"]
     assert outcome_counts(engine, rid) == {"agent": {"done": 2}}
+
+
+def test_a_turn_whose_judgment_failed_makes_the_conversation_an_error_and_retry_judges_it(
+        tmp_path: Path) -> None:
+    """A failed judgment of one turn is never left out of the conversation's score (with
+    `min` that would raise it): the conversation takes the turn's error; `assay retry` judges
+    that turn again, without asking the target again."""
+    flag = tmp_path / "broken"
+    flag.write_text("1")
+    (tmp_path / "checks.py").write_text(
+        "import os\n"
+        "def echoed(item, answer):\n"
+        f"    if 'bye' in answer and os.path.exists({str(flag)!r}):\n"
+        "        raise RuntimeError('check down')\n"
+        "    return item['input'] in answer\n", "utf-8")
+    spec = project(tmp_path, SCRIPTED[:1], evaluators=[{"python": "checks.py:echoed"}])
+    code, out, err = run(tmp_path, str(spec))
+    assert code == 0, err
+    rid = run_id(out)
+    got = results(tmp_path, rid)["c1"]
+    assert got[:2] == (None, "error")
+    assert got[2] == "turn 2: echoed raised RuntimeError: check down (line 4)"
+    engine = open_engine(f"sqlite:///{tmp_path / 'a.db'}")
+    with engine.connect() as conn:
+        answered = conn.execute(text("SELECT count(*) FROM turns WHERE role = 'assistant'")
+                                ).scalar()
+    flag.unlink()
+    r = assay_in_process("retry", rid, "--db", f"sqlite:///{tmp_path / 'a.db'}", "-q",
+                         cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert results(tmp_path, rid)["c1"][:3] == (1.0, "scored",
+                                                 "min of 2 judged turns (1, 1); done")
+    turns = conversation_turns(engine, rid)[("c1", "agent", 0)]
+    assert [[(s.status, s.value) for s in t.scores] for t in turns] == [
+        [("scored", 1.0)], [("scored", 1.0)]]
+    with engine.connect() as conn:  # the target was not asked again
+        assert conn.execute(text("SELECT count(*) FROM turns WHERE role = 'assistant'")
+                            ).scalar() == answered == 2

@@ -129,11 +129,16 @@ class ConversationPlayer:
                         else f"turn {turn.number}: {turn.answer.error if turn.answer else ''}"
         except BudgetExceeded as exc:  # nothing was sent for the refused request
             outcome, reason, refused = Outcome.BUDGET, str(exc), exc
-        if mode == "final_turn" and outcome != Outcome.ABORTED:
-            try:
-                turns = await self._judge_last(item, turns, session, key, trace, attrs)
-            except BudgetExceeded as exc:
-                refused = refused or exc
+        try:
+            if work.prior is not None and mode == "each_turn" and outcome != Outcome.ABORTED:
+                # a stored conversation whose scores were dropped (`assay retry`) or that
+                # has an evaluator more: its turns judged where they lack a judgment
+                turns = await self._rejudge(item, turns, range(len(turns)), work, session,
+                                            key, trace, attrs)
+            elif mode == "final_turn" and outcome != Outcome.ABORTED:
+                turns = await self._judge_last(item, turns, work, session, key, trace, attrs)
+        except BudgetExceeded as exc:
+            refused = refused or exc
         await self._finish(work, key, turns, outcome, reason, mode, trace, attrs, t_start)
         if refused is not None:
             raise refused
@@ -230,7 +235,8 @@ class ConversationPlayer:
                     tuple(scores), ended)
 
     async def _judge(self, asked: Item, turn: Turn, trace: Trace, at: dict[str, Any],
-                     span: str | None = None) -> tuple[list[Score], BaseException | None]:
+                     span: str | None = None, only: Sequence[Any] | None = None
+                     ) -> tuple[list[Score], BaseException | None]:
         """The turn's judgments by every evaluator that applies to it (its own `evaluators`
         field, the spec's `when:`), against the truth captured at its answer's time."""
         p = self.p
@@ -240,7 +246,7 @@ class ConversationPlayer:
             failure = snap.message or "fetch failed"
         truth = snap if failure is None else None
         skipped: list[Score] = []
-        todo = list(p.evaluators)
+        todo = list(p.evaluators if only is None else only)
         if p.scope is not None:
             for ev in todo:
                 skip = p.scope.skip(ev.name, ev.version, asked)
@@ -259,29 +265,44 @@ class ConversationPlayer:
                 p.progress.tokens += s.call.usage.total or 0
         return skipped + scores, stopped
 
-    async def _judge_last(self, item: Item, turns: list[Turn], session: str, key: Key,
-                          trace: Trace, attrs: dict[str, Any]) -> list[Turn]:
+    async def _judge_last(self, item: Item, turns: list[Turn], work: Work, session: str,
+                          key: Key, trace: Trace, attrs: dict[str, Any]) -> list[Turn]:
         """`final_turn`: the last answered turn judged, once (a resume finds it judged)."""
         answered = [i for i, t in enumerate(turns) if t.answer is not None
                     and t.answer.error is None]
-        if not answered or turns[answered[-1]].scores:
+        if not answered:
             return turns
-        i = answered[-1]
-        last = turns[i]
-        before = _history(turns[:i])
-        plan = plan_of(item)
-        fields = plan.script[last.number - 1].fields if plan.script else {}
-        asked = turn_item(item, last.number, last.input, before, fields, session)
-        scores, stopped = await self._judge(asked, last, trace, {**attrs, "turn": last.number})
-        stamp = self.p._now()
-        await self.p.writer.commit(
-            turn_results=[turn_result_row(self.p.run_id, key, last.number, s, stamp)
-                          for s in scores], samples=0)
-        if stopped is not None:
-            raise stopped
+        return await self._rejudge(item, turns, answered[-1:], work, session, key, trace,
+                                   attrs)
+
+    async def _rejudge(self, item: Item, turns: list[Turn], which: Sequence[int], work: Work,
+                       session: str, key: Key, trace: Trace, attrs: dict[str, Any]
+                       ) -> list[Turn]:
+        """The turns at `which` judged by each evaluator that has no judgment of them yet
+        (and no conversation score: `work.done`); the judgments committed as made."""
         turns = list(turns)
-        turns[i] = Turn(last.number, last.input, last.source, last.answer, last.user_call,
-                        last.truth, tuple(scores), last.ended)
+        plan = plan_of(item)
+        for i in which:
+            turn = turns[i]
+            if turn.answer is None or turn.answer.error is not None:
+                continue
+            have = {s.evaluator for s in turn.scores} | set(work.done)
+            todo = [ev for ev in self.p.evaluators if ev.name not in have]
+            if not todo:
+                continue
+            fields = plan.script[turn.number - 1].fields if plan.script else {}
+            asked = turn_item(item, turn.number, turn.input, _history(turns[:i]), fields,
+                              session)
+            scores, stopped = await self._judge(asked, turn, trace,
+                                                {**attrs, "turn": turn.number}, only=todo)
+            stamp = self.p._now()
+            await self.p.writer.commit(
+                turn_results=[turn_result_row(self.p.run_id, key, turn.number, s, stamp)
+                              for s in scores], samples=0)
+            if stopped is not None:
+                raise stopped
+            turns[i] = Turn(turn.number, turn.input, turn.source, turn.answer, turn.user_call,
+                            turn.truth, (*turn.scores, *scores), turn.ended, turn.error)
         return turns
 
     async def _finish(self, work: Work, key: Key, turns: list[Turn], outcome: Outcome,
@@ -385,6 +406,16 @@ def conversation_score(name: str, version: str, turns: Sequence[Turn], outcome: 
     if mode == "never":
         return Score(None, ScoreStatus.SKIPPED, "not judged (evaluate: never)", name, version,
                      evidence=evidence)
+    # a turn the evaluator failed on, could not use its judge's reply for, or could not
+    # decide: the conversation's score is not known either (leaving the turn out could raise a
+    # `min`) — it takes that turn's status and reason; `assay retry` judges the turn again
+    undecided = next(((n, sc) for n, sc in judged if sc.status in _UNDECIDED), None)
+    if undecided is not None:
+        n, first = undecided
+        return Score(None, first.status, f"turn {n}: {first.reason}", name, version,
+                     evidence={**evidence, **({"candidates": first.evidence["candidates"]}
+                                              if "candidates" in first.evidence else {})},
+                     call=call)
     values = [s.value for _, s in judged if s.status == ScoreStatus.SCORED
               and s.value is not None]
     if values:
@@ -405,6 +436,9 @@ def conversation_score(name: str, version: str, turns: Sequence[Turn], outcome: 
                  version, evidence={**evidence, **({"candidates": first.evidence["candidates"]}
                                                    if "candidates" in first.evidence else {})},
                  call=call)
+
+
+_UNDECIDED = (ScoreStatus.ERROR, ScoreStatus.UNSCORED, ScoreStatus.ABSTAINED)
 
 
 def _fmt(v: float) -> str:

@@ -425,6 +425,13 @@ def delete_errors(engine: Engine, run_id: str) -> tuple[int, int]:
             or_(results.c.status == "error",
                 and_(results.c.status == "unscored", results.c.reason == EMPTY_JUDGE_REPLY)))
         )).rowcount
+        # a conversation's turn whose judgment failed: judged again on resume (its
+        # conversation's score, which took the turn's status, is among the results above)
+        conn.execute(delete(turn_results).where(and_(
+            turn_results.c.run_id == run_id,
+            or_(turn_results.c.status == "error",
+                and_(turn_results.c.status == "unscored",
+                     turn_results.c.reason == EMPTY_JUDGE_REPLY)))))
     return len(failed), n_results
 
 

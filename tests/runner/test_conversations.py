@@ -485,3 +485,34 @@ def test_a_turn_whose_judgment_failed_makes_the_conversation_an_error_and_retry_
     with engine.connect() as conn:  # the target was not asked again
         assert conn.execute(text("SELECT count(*) FROM turns WHERE role = 'assistant'")
                             ).scalar() == answered == 2
+
+
+IN_FLIGHT = {"now": 0, "most": 0}
+
+
+async def _counting_agent(item: dict[str, Any]) -> str:
+    import asyncio
+
+    IN_FLIGHT["now"] += 1
+    IN_FLIGHT["most"] = max(IN_FLIGHT["most"], IN_FLIGHT["now"])
+    await asyncio.sleep(0.02)
+    IN_FLIGHT["now"] -= 1
+    return f"[1] {item['messages'][-1]['content']}" if "messages" in item else "x"
+
+
+@pytest.mark.parametrize("rows", [
+    [{"id": f"q{i}", "prompt": "p", "reference_output": "x"} for i in range(40)],
+    [{"id": f"c{i}", "turns": ["a", "b"], "reference_output": "]"} for i in range(40)]])
+def test_a_called_target_with_one_code_evaluator_keeps_every_worker_busy(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rows: list[dict[str, Any]]) -> None:
+    """Samples are taken 64 at a time (and done one after another) only for recorded
+    answers: a called target's, or a conversation's, one at a time, so all `concurrency` of
+    them are in flight (in chunks of 64, 40 items were one worker's)."""
+    import assay
+
+    monkeypatch.chdir(tmp_path)
+    IN_FLIGHT.update(now=0, most=0)
+    run_ = assay.evaluate(rows, _counting_agent, ["contains"], db=f"sqlite:///{tmp_path / 'a.db'}",
+                          concurrency=8)
+    assert run_.status == "finished"
+    assert IN_FLIGHT["most"] == 8

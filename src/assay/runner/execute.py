@@ -300,7 +300,7 @@ async def _execute(session: RunSession, pipeline: SamplePipeline, todo: list[Wor
         with deferred_interrupt() as stop, long_lived_data_frozen():
             queue = iter(todo)
 
-            chunk = pipeline.chunk
+            chunk = pipeline.chunk(list({w.target.name: w.target for w in todo}.values()))
 
             async def worker() -> None:
                 nonlocal reason

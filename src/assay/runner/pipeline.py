@@ -88,11 +88,15 @@ class SamplePipeline:
         # dataset has one, so a run without any asks nothing per sample
         self.player: Any = None
 
-    @property
-    def chunk(self) -> int:
-        """Samples a worker takes at a time: many for a score run's case (microseconds each;
-        a Ctrl-C still stops within a chunk's few milliseconds), else one."""
-        return 64 if self._quick is not None else 1
+    def chunk(self, targets: list[Target]) -> int:
+        """Samples a worker takes at a time: many for a score run's case — recorded answers,
+        one code evaluator, the items' own truth: microseconds each, a Ctrl-C still stops
+        within a chunk's few milliseconds —, else one. A worker does a chunk's samples one
+        after another: a target that is called (or a conversation) in chunks of 64 kept 4 of
+        50 workers busy (BENCHMARKS.md, conversations)."""
+        quick = self._quick is not None and self.player is None \
+            and all(recorded_lookup(t) is not None for t in targets)
+        return 64 if quick else 1
 
     async def sample(self, work: Work) -> None:
         await self.samples([work])

@@ -18,9 +18,6 @@ first; medians of the rounds are reported with every round.
 
 Ideal = conversations × turns × latency / concurrency seconds.
 
-`--chunk-one` runs Assay with `SamplePipeline.chunk` patched to 1 (a worker takes one sample at
-a time), in process before `assay.cli.main` — a diagnostic of what that change would give, not
-how a user runs it (see BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -41,10 +38,6 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 ASSAY = str(Path(sys.executable).parent / "assay")
-# `assay` with the worker's chunk set to one sample (the `--chunk-one` diagnostic)
-CHUNK_ONE = ("import sys\nimport assay.runner.pipeline as p\n"
-             "p.SamplePipeline.chunk = property(lambda self: 1)\n"
-             "from assay.cli.main import main\nsys.argv[0] = 'assay'\nsys.exit(main())")
 SYSTEM = "You are a broker's assistant. Answer with the instrument's last close."
 REFERENCE = "1455.00"
 
@@ -109,11 +102,11 @@ def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float,
     return wall, ru.ru_utime + ru.ru_stime, out
 
 
-def run_assay(tmp: Path, concurrency: int, n: int, turns: int, chunk_one: bool = False
+def run_assay(tmp: Path, concurrency: int, n: int, turns: int
               ) -> tuple[float, float, float]:
     env = {k: v for k, v in os.environ.items() if k not in ("ASSAY_DB", "ASSAY_MODELS")}
     db = tmp / f"a{time.monotonic_ns()}.db"  # a fresh store per run
-    assay = [sys.executable, "-c", CHUNK_ONE] if chunk_one else [ASSAY]
+    assay = [ASSAY]
     wall, cpu, _ = timed([*assay, "run", "spec.yaml", "--no-cache", "-q", "--db",
                           f"sqlite:///{db}"], tmp, env)
     with sqlite3.connect(db) as conn:
@@ -217,7 +210,6 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--bare", nargs=2, metavar=("BASE_URL", "DATASET"))
     ap.add_argument("--verify", action="store_true")
-    ap.add_argument("--chunk-one", action="store_true")
     args = ap.parse_args()
     if args.bare:
         return bare_main(*args.bare, args.concurrency)
@@ -227,7 +219,7 @@ def main() -> None:
     rows = conversations(n, turns)
     ideal = n * turns * args.latency / c
     print(f"{n} conversations × {turns} turns ({n * turns} requests, each judged by contains), "
-          f"concurrency {c}, {'chunk patched to 1, ' if args.chunk_one else ''}"
+          f"concurrency {c}, "
           f"stub latency {args.latency:g} s, ideal {ideal:.2f} s; "
           f"{os.cpu_count()} cores, load {Path('/proc/loadavg').read_text().split()[:3]}",
           flush=True)
@@ -240,7 +232,7 @@ def main() -> None:
                 write_project(tmp, rows, url, c)
                 if r % 2:
                     bare = run_bare(tmp, url, c)
-                assay = run_assay(tmp, c, n, turns, args.chunk_one)
+                assay = run_assay(tmp, c, n, turns)
                 if not r % 2:
                     bare = run_bare(tmp, url, c)
         finally:

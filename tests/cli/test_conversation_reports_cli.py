@@ -46,6 +46,7 @@ SPEC = """\
 dataset: {path: items.jsonl, id_field: id}
 targets: [{name: agent, type: python, function: "agent:answer"}]
 evaluators: [contains]
+concurrency: 1  # the conversations in dataset order: the rows' order below is theirs
 """
 
 

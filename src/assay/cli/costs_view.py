@@ -30,6 +30,8 @@ def print_costs(console: Console, costs: CostSheet | None, budget: dict[str, Any
         table.add_row("judge", escape(name), usd(value), "", "")
     for name, value in costs.simulators.items():
         table.add_row("simulator", escape(name), usd(value), "", "")
+    if costs.discarded:
+        table.add_row("retried", "attempts assay retry dropped", usd(costs.discarded), "", "")
     for name, each in costs.per_correct.items():
         table.add_row("per correct", escape(name), "", str(costs.correct.get(name, 0)),
                       usd(each))

@@ -128,10 +128,14 @@ def show_run(run_id: str, db: str | None, by: str | None = None) -> None:
         t2 = Table(title="targets")
         for col in ("target", "answers", "errors", "tokens", "latency p50 s", "p95 s"):
             t2.add_column(col, justify="left" if col == "target" else "right")
+        from assay.store.conversations import failed_turns
+
+        failed = failed_turns(engine, run_id)  # a conversation's failed turns are errors too
         for name, rows in by_target.items():
             lat = [a["latency_s"] for a in rows if a["latency_s"] is not None]
             tokens = sum(a["total_tokens"] or 0 for a in rows)
-            t2.add_row(escape(name), str(len(rows)), str(sum(1 for a in rows if a["error"])),
+            errors = sum(1 for a in rows if a["error"]) + failed.get(name, 0)
+            t2.add_row(escape(name), str(len(rows)), str(errors),
                        f"{tokens:,}", _pct(lat, 0.5), _pct(lat, 0.95))
         c.print(t2)
     from .conversation_view import outcome_table

@@ -121,8 +121,11 @@ class Turn:
 
 
 def is_conversation(item: Item) -> bool:
+    """Whether the row is a conversation: it has `turns` or `simulated_user`, not empty (a
+    CSV mixing questions and conversations has the column, empty on a question's row)."""
     fields = item.fields
-    return "turns" in fields or "simulated_user" in fields
+    return fields.get("turns") not in (None, "") or \
+        fields.get("simulated_user") not in (None, "")
 
 
 def history_of(item: Item) -> list[dict[str, str]] | None:
@@ -153,10 +156,14 @@ def _text(value: Any, where: str) -> str:
 
 def plan_of(item: Item) -> Plan:
     """The conversation an item asks for, or one line naming the item, its line and the field."""
-    f = item.fields
+    f = {k: v for k, v in item.fields.items() if v not in (None, "")}
     if "turns" in f and "simulated_user" in f:
         raise ConfigError(f"{_where(item, 'turns')}: give 'turns' (a script) or "
                           "'simulated_user', not both")
+    for own in ("prompt", "input"):  # a turn's text: it would be replaced, turn by turn
+        if own in f:
+            raise ConfigError(f"{_where(item, own)}: a conversation's questions are its "
+                              f"turns; move '{own}' into the first turn (its 'input')")
     evaluate = f.get("evaluate")
     if evaluate is not None and evaluate not in EVALUATE:
         raise ConfigError(f"{_where(item, 'evaluate')}: '{evaluate}' is not one of "

@@ -20,6 +20,8 @@ class CostSheet:
     judges: dict[str, float] = field(default_factory=dict)  # evaluator → its model calls' cost
     # target → what its conversations' simulated users cost (core/conversation.py)
     simulators: dict[str, float] = field(default_factory=dict)
+    # what attempts `assay retry` dropped had cost: paid, part of the total, shown apart
+    discarded: float = 0.0
     per_correct: dict[str, float | None] = field(default_factory=dict)  # evaluator → cost
     correct: dict[str, int] = field(default_factory=dict)  # evaluator → answers scored 1
     total: float = 0.0
@@ -27,12 +29,14 @@ class CostSheet:
     @property
     def empty(self) -> bool:
         """No priced model took part: nothing to show."""
-        return not self.targets and not self.judges and not self.simulators
+        return not self.targets and not self.judges and not self.simulators \
+            and not self.discarded
 
     def as_dict(self) -> dict[str, Any]:
         return {"targets": {k: round(v, 8) for k, v in self.targets.items()},
                 "judges": {k: round(v, 8) for k, v in self.judges.items()},
                 "simulators": {k: round(v, 8) for k, v in self.simulators.items()},
+                "discarded": round(self.discarded, 8),
                 "per_correct": {k: None if v is None else round(v, 8)
                                 for k, v in self.per_correct.items()},
                 "correct": dict(self.correct), "total": round(self.total, 8)}

@@ -15,7 +15,7 @@ from assay.core.tally import Tally as Agg
 from assay.store import answers as stored_answers
 from assay.store import repo
 from assay.store import results as stored
-from assay.store.conversations import outcomes
+from assay.store.conversations import failed_turns, outcomes
 from assay.store.costs import run_cost_sheet
 from assay.store.db import Engine
 
@@ -75,10 +75,12 @@ def aggregate(engine: Engine, run_id: str, by: str | None = "label") -> RunAggre
     by_target: dict[str, list[Any]] = {}
     for a in ans:
         by_target.setdefault(a.target, []).append(a)
+    failed = failed_turns(engine, run_id)  # one indexed GROUP BY; empty without conversations
     for name, rows_t in by_target.items():
         lat = [a.latency_s for a in rows_t if a.latency_s is not None]
         out.targets[name] = {
-            "answers": len(rows_t), "errors": sum(1 for a in rows_t if a.error),
+            "answers": len(rows_t),
+            "errors": sum(1 for a in rows_t if a.error) + failed.get(name, 0),
             "tokens": sum(a.total_tokens or 0 for a in rows_t),
             "latency_p50": percentile(lat, 0.5), "latency_p95": percentile(lat, 0.95),
             "latency_p99": percentile(lat, 0.99)}

@@ -12,6 +12,7 @@ captured at it, the turn's score, status and reason). Both carry the conversatio
 from __future__ import annotations
 
 import csv
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -212,6 +213,10 @@ def _parquet(data: Iterator[dict[str, Any]], out: Path) -> int:
     return n
 
 
+# what openpyxl refuses in a cell (its ILLEGAL_CHARACTERS_RE): C0 controls but tab, LF, CR
+_ILLEGAL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
 def _xlsx(data: Iterator[dict[str, Any]], out: Path) -> int:
     from openpyxl import Workbook
 
@@ -228,6 +233,10 @@ def _xlsx(data: Iterator[dict[str, Any]], out: Path) -> int:
 
 
 def _cell(value: Any) -> Any:
+    if isinstance(value, str) and _ILLEGAL.search(value):
+        # control characters a spreadsheet cell cannot hold (an escape in a model's text):
+        # written as their code, U+001B, instead of failing the whole export
+        value = _ILLEGAL.sub(lambda m: f"U+{ord(m.group()):04X}", value)
     if isinstance(value, str) and len(value) > 32_000:
         return value[:32_000] + " …[cut; full text in the jsonl or parquet export]"
     if isinstance(value, str) and value.startswith("="):

@@ -82,7 +82,7 @@ class ConversationPlayer:
             if t.answer is not None and t.answer.text is not None:
                 history.append(Message("assistant", t.answer.text))
         outcome: Outcome | None = turns[-1].ended if turns else None
-        reason = (turns[-1].error or "") if turns else ""
+        reason = _ended_why(turns[-1]) if turns else ""
         if work.prior is not None:  # finished before: only evaluators added since are run
             stored = work.prior.extras.get("conversation") or {}
             outcome = Outcome(str(stored.get("outcome") or Outcome.DONE))
@@ -117,16 +117,16 @@ class ConversationPlayer:
                     outcome = turn.ended
                     reason = turn.error or "the simulated user stopped"
                     break
-                turn = await self._answer(item, target, turn, history, plan, mode, session,
-                                          key, trace, at, rows, span)
-                turns.append(turn)
+                turn, stopped = await self._answer(item, target, turn, history, plan, mode,
+                                                   session, key, trace, at, rows, span)
+                turns.append(turn)  # stored: it counts, also when the budget stops here
+                if stopped is not None:
+                    raise stopped
                 history += [Message("user", turn.input)]
                 if turn.answer is not None and turn.answer.text is not None:
                     history.append(Message("assistant", turn.answer.text))
                 if turn.ended is not None:
-                    outcome = turn.ended
-                    reason = f"the target said {turn.ended}" if turn.ended != Outcome.ABORTED \
-                        else f"turn {turn.number}: {turn.answer.error if turn.answer else ''}"
+                    outcome, reason = turn.ended, _ended_why(turn)
         except BudgetExceeded as exc:  # nothing was sent for the refused request
             outcome, reason, refused = Outcome.BUDGET, str(exc), exc
         try:
@@ -187,13 +187,17 @@ class ConversationPlayer:
 
     async def _answer(self, item: Item, target: Any, turn: Turn, history: list[Message],
                       plan: Plan, mode: str, session: str, key: Key, trace: Trace,
-                      at: dict[str, Any], rows: list[dict[str, Any]], span: str) -> Turn:
+                      at: dict[str, Any], rows: list[dict[str, Any]], span: str
+                      ) -> tuple[Turn, BaseException | None]:
         p = self.p
         number = turn.number
         fields = plan.script[number - 1].fields if plan.script else {}
         asked = turn_item(item, number, turn.input, history, fields, session)
         t0 = time.time()
-        fetching = asyncio.create_task(p._fetch(asked)) if p.capture is not None else None
+        # a turn that names no instrument ("谢谢") has no truth to capture: nothing to judge
+        # against, never a failed fetch
+        fetching = asyncio.create_task(p._fetch(asked)) \
+            if p.capture is not None and p.capture.names_instrument(asked) else None
         try:
             answer = await p._call(target, asked)
         except BaseException:
@@ -229,10 +233,10 @@ class ConversationPlayer:
             turn_results=[turn_result_row(p.run_id, key, number, s, stamp) for s in scores],
             spans=trace.take(), samples=0)
         p.progress.tokens += answer.usage.total or 0
-        if stopped is not None:  # the answer and the judgments made are stored: then stop
-            raise stopped
+        # the answer and the judgments made are stored; a refusal (the budget) is raised by
+        # the caller once the turn is counted
         return Turn(number, turn.input, turn.source, answer, turn.user_call, snap,
-                    tuple(scores), ended)
+                    tuple(scores), ended), stopped
 
     async def _judge(self, asked: Item, turn: Turn, trace: Trace, at: dict[str, Any],
                      span: str | None = None, only: Sequence[Any] | None = None
@@ -246,14 +250,13 @@ class ConversationPlayer:
             failure = snap.message or "fetch failed"
         truth = snap if failure is None else None
         skipped: list[Score] = []
-        todo = list(p.evaluators if only is None else only)
-        if p.scope is not None:
-            for ev in todo:
-                skip = p.scope.skip(ev.name, ev.version, asked)
-                if skip is not None:
-                    skipped.append(skip)
-            out = {s.evaluator for s in skipped}
-            todo = [ev for ev in todo if ev.name not in out]
+        todo = []
+        for ev in p.evaluators if only is None else only:
+            skip = turn_skip(ev, asked, snap, p.scope)
+            if skip is None:
+                todo.append(ev)
+            else:
+                skipped.append(skip)
         gathered = await asyncio.gather(*(evaluate_traced(
             ev, asked, turn.answer, truth, failure, trace, at, p.timeout_s, span)
             for ev in todo),
@@ -325,7 +328,7 @@ class ConversationPlayer:
             rows.append(row)
         stamp = p._now()
         scores = [conversation_score(ev.name, ev.version, turns, outcome, reason, mode,
-                                     self.settings.score)
+                                     self.settings.score, scale_of(ev))
                   for ev in p.evaluators if ev.name not in work.done]
         results = []
         for s in scores:
@@ -342,6 +345,47 @@ class ConversationPlayer:
         await p.writer.commit(answers=rows, results=results, spans=trace.take())
         p.progress.done += 1
         p.progress.tick()
+
+
+def scale_of(ev: Any) -> tuple[float, float] | None:
+    """An evaluator's score scale where it declares one (a judge template's), else None."""
+    template = getattr(ev, "template", None)
+    schema = getattr(template, "schema", None)
+    low, high = getattr(schema, "minimum", None), getattr(schema, "maximum", None)
+    if isinstance(low, int | float) and isinstance(high, int | float):
+        return float(low), float(high)
+    return None
+
+
+def _ended_why(turn: Turn) -> str:
+    """Why the conversation ended at `turn`, as its stored rows say (also on a resume)."""
+    if turn.error:
+        return turn.error
+    if turn.ended == Outcome.ABORTED:
+        return f"turn {turn.number}: {turn.answer.error if turn.answer else ''}"
+    if turn.ended is not None and turn.answer is None:
+        return "the simulated user stopped"
+    return f"the target said {turn.ended}"
+
+
+def turn_skip(ev: Any, asked: Item, captured: TruthSnapshot | None, scope: Any
+              ) -> Score | None:
+    """`skipped` when the evaluator does not apply to this turn: the spec's `when:` or the
+    turn's own `evaluators` / `skip_evaluators`, or the turn lacks a field it needs (a closing
+    "thanks" has no `response_reference`: not every turn of a conversation is a question for
+    every evaluator; a field no turn has is refused before the run). `captured`: the truth
+    fetched for the turn, failed or not — a failed fetch is the turn's error, not a skip. The
+    run and replay ask this alike."""
+    if scope is not None:
+        skip: Score | None = scope.skip(ev.name, ev.version, asked)
+        if skip is not None:
+            return skip
+    lacking = [n for n in ev.lacking(asked)
+               if not (captured is not None and n == "ground_truth")]
+    if lacking:
+        return Score.skip(f"turn {asked.fields.get('turn')} has no "
+                          f"{', '.join(repr(n) for n in lacking)}", ev.name, ev.version)
+    return None
 
 
 def session_of(run_id: str, key: Key) -> str:
@@ -392,17 +436,21 @@ def _summed(calls: Sequence[ModelCall | None]) -> ModelCall | None:
 
 
 def conversation_score(name: str, version: str, turns: Sequence[Turn], outcome: Outcome,
-                       reason: str, mode: str, how: str) -> Score:
-    """One evaluator's score of a whole conversation, from its judged turns."""
+                       reason: str, mode: str, how: str,
+                       scale: tuple[float, float] | None = None) -> Score:
+    """One evaluator's score of a whole conversation, from its judged turns. `scale`: the
+    evaluator's (a judge template's 1–5); else its turns' scores say it, else 0–1."""
     judged = [(t.number, s) for t in turns for s in t.scores if s.evaluator == name]
     per_turn = [{"turn": n, "status": str(s.status), "score": s.value} for n, s in judged]
     costs = [s.call.cost for _, s in judged if s.call is not None and s.call.cost is not None]
     call = ModelCall(model="", cost=round(math.fsum(costs), 8)) if costs else None
     evidence: dict[str, Any] = {"outcome": str(outcome), "combine": how, "evaluate": mode,
                                 "turns": per_turn}
-    if outcome == Outcome.ABORTED:
-        return Score(0.0, ScoreStatus.SCORED, f"conversation aborted: {reason}", name,
-                     version, evidence=evidence, call=call)
+    if outcome == Outcome.ABORTED:  # the lowest score of the evaluator's scale, as τ²'s 0
+        full = scale or next((s.full_score for _, s in judged
+                              if s.status == ScoreStatus.SCORED), (0.0, 1.0))
+        return Score(full[0], ScoreStatus.SCORED, f"conversation aborted: {reason}", name,
+                     version, full_score=full, evidence=evidence, call=call)
     if mode == "never":
         return Score(None, ScoreStatus.SKIPPED, "not judged (evaluate: never)", name, version,
                      evidence=evidence)

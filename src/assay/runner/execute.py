@@ -155,10 +155,6 @@ async def _run(session: RunSession, spec: ExperimentSpec, prior: Prior | None, *
         targets = [build_target(t, client=factory.client, base=spec.base) for t in spec.targets]
         evaluators = session.evaluators(spec.evaluators)
         scope = session.scope(spec.evaluators, evaluators)
-        # Without a condition or an item naming its evaluators, nothing is asked per item: a
-        # 100,000-item score run paid ~12 k instructions an item for asking (BENCHMARKS.md)
-        per_item = applies_per_item(scope, chosen)
-        active = scope if per_item else None
         truth_cfg = TruthConfig.parse(spec.ground_truth, spec.truth, spec.base)
         capture = Capture(truth_cfg) if truth_cfg.mode != "stored" else None
         where = _display(dataset.path)
@@ -166,6 +162,11 @@ async def _run(session: RunSession, spec: ExperimentSpec, prior: Prior | None, *
         talks = [it for it in chosen if is_conversation(it)]
         simulators = _simulator_models(talks, factory.client, where)
         checked = probe_items(chosen) if talks else chosen
+        # Without a condition or an item naming its evaluators, nothing is asked per item: a
+        # 100,000-item score run paid ~12 k instructions an item for asking (BENCHMARKS.md);
+        # a conversation's turns may name theirs
+        per_item = applies_per_item(scope, checked)
+        active = scope if per_item else None
         check_evaluators(evaluators, checked, where, truth_captured=capture is not None,
                          scope=active)
         notes = check_scope(scope, [ev.name for ev in evaluators], checked, where) \

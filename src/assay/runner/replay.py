@@ -18,7 +18,7 @@ from assay.store.conversations import conversation_turns, outcomes
 from assay.store.db import Engine
 from assay.store.rows import truth_from_row
 
-from .conversation import conversation_score, judged_turn_items
+from .conversation import conversation_score, judged_turn_items, scale_of, turn_skip
 from .evaluate import evaluate
 from .scope import Scope
 from .session import RunSession, run_timeout
@@ -114,16 +114,26 @@ async def replay_run(engine: Engine, run_id: str, *, fresh: bool = False,
                 if stored_score is None:
                     now.append(Turn(turn.number, turn.input, turn.source, turn.answer))
                     continue
-                async with gate:
-                    score = await evaluate(ev, asked, turn.answer, turn.truth,
-                                           timeout_s=timeout_s)
+                # as the run judged it: what applies to the turn, a failed capture a failure
+                snap = turn.truth
+                failure = (snap.message or "fetch failed") if snap is not None \
+                    and snap.status == "error" else None
+                skip = turn_skip(ev, asked, snap, scope)
+                if skip is not None:
+                    score = skip
+                else:
+                    async with gate:
+                        score = await evaluate(ev, asked, turn.answer,
+                                               snap if failure is None else None, failure,
+                                               timeout_s=timeout_s)
                 _compare(out, key, turn.number, stored_score, score, keep)
                 now.append(Turn(turn.number, turn.input, turn.source, turn.answer,
                                 scores=(score,)))
             stored_ev = r["evidence"] or {}
             whole = conversation_score(ev.name, ev.version, now,
                                        Outcome(ended[key]), "", str(stored_ev.get(
-                                           "evaluate") or "each_turn"), combine)
+                                           "evaluate") or "each_turn"), combine,
+                                       scale_of(ev))
             _compare(out, key, None, Score(r["score"], ScoreStatus(r["status"]),
                                            r["reason"], ev.name, ev.version), whole, keep)
 

@@ -164,3 +164,14 @@ def outcomes(engine: Engine, run_id: str) -> dict[Key, str]:
         return {(i, t, e): o for i, t, e, o in conn.execute(
             select(answers.c.item_id, answers.c.target, answers.c.epoch, answers.c.outcome)
             .where(answers.c.run_id == run_id, answers.c.outcome.is_not(None)))}
+
+
+def failed_turns(engine: Engine, run_id: str) -> dict[str, int]:
+    """Per target, the conversations' turns whose answer failed (the target's error): a
+    conversation's own answer row holds its last good answer, not the failure."""
+    with engine.connect() as conn:
+        return {t: int(n) for t, n in conn.execute(
+            select(turns.c.target, func.count())
+            .where(turns.c.run_id == run_id, turns.c.role == "assistant",
+                   turns.c.error.is_not(None))
+            .group_by(turns.c.target))}

@@ -8,7 +8,7 @@ from sqlalchemy import Engine, case, func, select
 
 from assay.core.costs import CostSheet, EvaluatorCost, cost_sheet
 
-from .schema import answers, results, turns
+from .schema import answers, results, runs, turns
 
 
 def run_cost_sheet(engine: Engine, run_id: str) -> CostSheet:
@@ -33,7 +33,13 @@ def run_cost_sheet(engine: Engine, run_id: str) -> CostSheet:
             select(turns.c.target, func.sum(turns.c.cost), func.count(turns.c.cost))
             .where(turns.c.run_id == run_id, turns.c.source == "simulator")
             .group_by(turns.c.target))}
-    return cost_sheet(targets, rows, simulators)
+        summary = conn.execute(select(runs.c.summary).where(runs.c.id == run_id)).scalar()
+    sheet = cost_sheet(targets, rows, simulators)
+    dropped = (summary or {}).get("discarded_cost") if isinstance(summary, dict) else None
+    if isinstance(dropped, int | float) and dropped > 0:  # rows `assay retry` dropped
+        sheet.discarded = float(dropped)
+        sheet.total += sheet.discarded
+    return sheet
 
 
 def run_spent(engine: Engine, run_id: str) -> float:

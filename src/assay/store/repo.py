@@ -87,6 +87,9 @@ def create_run(engine: Engine, *, run_id: str, kind: str, dataset_id: str,
 
 def finish_run(engine: Engine, run_id: str, status: str, summary: dict[str, Any]) -> None:
     with engine.begin() as conn:
+        before = conn.execute(select(runs.c.summary).where(runs.c.id == run_id)).scalar()
+        if isinstance(before, dict) and DISCARDED in before:  # paid before a retry: kept
+            summary = {**summary, DISCARDED: before[DISCARDED]}
         conn.execute(update(runs).where(runs.c.id == run_id).values(
             status=status, finished_at=now(), summary=summary))
         conn.execute(update(runs).where(runs.c.id == run_id,
@@ -396,7 +399,13 @@ def delete_errors(engine: Engine, run_id: str) -> tuple[int, int]:
     failed answers and empty replies (with their results), aborted conversations (with their
     turns), failed results, and judgments left unscored by an empty judge reply. Returns
     (answers, results) deleted."""
-    from sqlalchemy import and_, delete, or_, tuple_
+    from sqlalchemy import and_, delete, func, or_, tuple_
+
+    spent = 0.0  # what the dropped rows cost: still spent, kept in the run's summary
+
+    def cost(table: Table, *where: Any) -> float:
+        return float(conn.execute(select(func.coalesce(func.sum(table.c.cost), 0.0))
+                                  .where(*where)).scalar() or 0.0)
 
     with engine.begin() as conn:
         failed = conn.execute(select(answers.c.item_id, answers.c.target, answers.c.epoch)
@@ -408,6 +417,14 @@ def delete_errors(engine: Engine, run_id: str) -> tuple[int, int]:
         n_results = 0
         for chunk in range(0, len(failed), 500):
             keys = [tuple(k) for k in failed[chunk:chunk + 500]]
+            # its answer's, its results' and its simulated users' costs (a conversation's
+            # answer and results hold its turns' target and judge costs summed)
+            spent += cost(answers, answers.c.run_id == run_id, tuple_(
+                answers.c.item_id, answers.c.target, answers.c.epoch).in_(keys))
+            spent += cost(results, results.c.run_id == run_id, tuple_(
+                results.c.item_id, results.c.target, results.c.epoch).in_(keys))
+            spent += cost(turns, turns.c.run_id == run_id, turns.c.source == "simulator",
+                          tuple_(turns.c.item_id, turns.c.target, turns.c.epoch).in_(keys))
             # an aborted conversation is played again from its first turn
             for table in (turn_results, turns):
                 conn.execute(delete(table).where(
@@ -420,11 +437,11 @@ def delete_errors(engine: Engine, run_id: str) -> tuple[int, int]:
             conn.execute(delete(answers).where(
                 answers.c.run_id == run_id,
                 tuple_(answers.c.item_id, answers.c.target, answers.c.epoch).in_(keys)))
-        n_results += conn.execute(delete(results).where(and_(
-            results.c.run_id == run_id,
-            or_(results.c.status == "error",
-                and_(results.c.status == "unscored", results.c.reason == EMPTY_JUDGE_REPLY)))
-        )).rowcount
+        retried = and_(results.c.run_id == run_id, or_(
+            results.c.status == "error",
+            and_(results.c.status == "unscored", results.c.reason == EMPTY_JUDGE_REPLY)))
+        spent += cost(results, retried)
+        n_results += conn.execute(delete(results).where(retried)).rowcount
         # a conversation's turn whose judgment failed: judged again on resume (its
         # conversation's score, which took the turn's status, is among the results above)
         conn.execute(delete(turn_results).where(and_(
@@ -432,7 +449,16 @@ def delete_errors(engine: Engine, run_id: str) -> tuple[int, int]:
             or_(turn_results.c.status == "error",
                 and_(turn_results.c.status == "unscored",
                      turn_results.c.reason == EMPTY_JUDGE_REPLY)))))
+        if spent:  # the cost sheet adds it (store/costs.py): a run's total never goes down
+            row = conn.execute(select(runs.c.summary).where(runs.c.id == run_id)).scalar()
+            summary = dict(row or {})
+            summary[DISCARDED] = round(float(summary.get(DISCARDED) or 0.0) + spent, 8)
+            conn.execute(update(runs).where(runs.c.id == run_id).values(summary=summary))
     return len(failed), n_results
+
+
+# runs.summary key: what the rows `assay retry` dropped had cost (their requests were paid)
+DISCARDED = "discarded_cost"
 
 
 # The reason the judge parser gives an empty reply (evaluators/judge/parse.py): worth a retry.

@@ -10,6 +10,7 @@ import re
 import time
 from typing import Any
 
+from assay.core.conversation import history_of
 from assay.core.errors import ConfigError
 from assay.core.types import Answer, Item, TruthSnapshot
 from assay.truth.capture import Capture, TruthConfig
@@ -56,6 +57,13 @@ class BaselineQuoteAgent:
 
     async def answer(self, item: Item) -> Answer:
         start = time.perf_counter()
+        if history_of(item) is not None and not self.capture.names_instrument(item):
+            # a conversation's turn that asks for no instrument ("谢谢", "thanks"): a word
+            # back, no lookup — not a failed one, which would abort the conversation
+            zh = bool(_CJK.search(str(item.get("prompt") or "")))
+            return Answer("好的，还需要查询其他行情吗？" if zh else
+                          "You're welcome. Anything else to look up?", {"tool_calls": []},
+                          time.perf_counter() - start)
         t0 = time.time()
         snap = await self.capture.fetch(item)
         # its one tool call, as an agent reports its trajectory: what it asked for and what the

@@ -132,11 +132,18 @@ class HttpTarget:
             return node
         body = fill(self.body)
         history = history_of(item)
-        if history is not None and isinstance(body, dict):  # a conversation's turn
-            if self.history == "messages":
-                body.setdefault("messages", history)
-            else:
-                body.setdefault("session_id", item.fields["session_id"])
+        if history is None:
+            return body
+        # a conversation's turn: the history as the body's `messages` (an OpenAI-shaped
+        # template's own one-message list is replaced by it), or its `session_id`
+        key, placeholder = ("messages", "{messages}") if self.history == "messages" else \
+            ("session_id", "{session_id}")
+        if isinstance(body, dict):
+            body[key] = history if key == "messages" else item.fields["session_id"]
+        elif placeholder not in orjson.dumps(self.body).decode():
+            raise ConfigError(f"target '{self.name}': in a conversation its body must be a "
+                              f"JSON object (the history goes in its '{key}'), or place "
+                              f'"{placeholder}" in it')
         return body
 
     async def answer(self, item: Item) -> Answer:

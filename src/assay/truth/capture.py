@@ -86,6 +86,12 @@ class Capture:
 
             use_tables(cfg.provider, self.provider)
 
+    def names_instrument(self, item: Item) -> bool:
+        """Whether the item names an instrument to look up (its code field, a Wind special):
+        a conversation's turn that names none ("thanks") has no truth to capture."""
+        return bool(self.routing.route(item.fields, field=self.cfg.code_field,
+                                       market=self.cfg.market).instrument)
+
     async def fetch(self, item: Item) -> TruthSnapshot:
         return settled_snapshot(await self._fetch(item))
 

@@ -114,20 +114,30 @@ def read(answer: str, ident: Identity, want: Want) -> list[Bound]:
     text = normalise(answer)
     runs: list[tuple[int, int]] = []
     found = read_numbers(text, runs)
-    mentions = _keep(found, [not _is_code(m, ident) for m in found])
+    # loops, not comprehensions, on this path: a comprehension builds a function object and
+    # a frame each time (Python 3.11), more than its loop costs on an answer's few items
+    keep = []
+    for m in found:
+        keep.append(not _is_code(m, ident))
+    mentions = _keep(found, keep)
     if not mentions:
         return []
-    if not want.percent_last and any(m.unit == "bp" for m in mentions):
-        mentions = [_bp_as_percent(m) if m.unit == "bp" else m for m in mentions]
+    if not want.percent_last:
+        for m in mentions:
+            if m.unit == "bp":
+                mentions = [_bp_as_percent(m) if m.unit == "bp" else m for m in mentions]
+                break
     low = text.lower()
     toks = tokens(low)
-    all_names = scan(low, ident, text, [(a, b, w) for a, b, w, r in toks if r.scan], runs)
+    all_names = scan(low, ident, text, None, runs, toks)
     if all_names:  # digits inside a name ("黄金9999", "S&P 500") are part of it
         inside = bytearray(len(text))
         for n in all_names:
             inside[n.start:n.end] = b"\x01" * (n.end - n.start)
-        mentions = _keep(mentions, [not (inside[m.start] and inside[m.end - 1])
-                                    for m in mentions])
+        keep = []
+        for m in mentions:
+            keep.append(not (inside[m.start] and inside[m.end - 1]))
+        mentions = _keep(mentions, keep)
     in_number = bytearray(len(text))
     for m in mentions:
         in_number[m.start:m.end] = b"\x01" * (m.end - m.start)
@@ -142,20 +152,30 @@ def read(answer: str, ident: Identity, want: Want) -> list[Bound]:
         if r.period and not (a > 0 and low[a - 1].isdigit()):
             periods.append(a)
     words = _terse_words(text, words, in_number)
-    names = [n for n in all_names if not in_number[n.start]]
+    names = []
+    for n in all_names:
+        if not in_number[n.start]:
+            names.append(n)
     # a name is not a field word ("恒生指数" names an index, "指数" alone is a level)
-    if names:
+    if names and words:
         named = bytearray(len(text))
         for n in names:
             named[n.start:n.end] = b"\x01" * (n.end - n.start)
-        words = [w for w in words if not (named[w.start] and named[w.end - 1])
-                 or w.field in (F.OFFSHORE, F.ONSHORE, F.CENTRAL_PARITY)]
+        unnamed: list[_Word] = []
+        for fw in words:
+            if not (named[fw.start] and named[fw.end - 1]) or fw.field in _NAMED_FIELDS:
+                unnamed.append(fw)
+        words = unnamed
     if has_numeric_period(low):
         periods += [p.start() for p in _PERIOD_N.finditer(low)]
     # one pass for the clause ends; the sentence ends (statements) and the scopes of
     # "respectively" are those of them at their own characters
     clauses = _ends(_CLAUSE_END, text, in_number)
-    lay = layout(text, names, in_number, [c for c in clauses if text[c] in SENT_CHARS])
+    sentence_ends = []
+    for c in clauses:
+        if text[c] in SENT_CHARS:
+            sentence_ends.append(c)
+    lay = layout(text, names, in_number, sentence_ends)
     if "|" in text:  # a table's date column holds days, not values ("| 10-17 | 991.02 |")
         dated: dict[tuple[int, int], bool] = {}  # per column header: does it name dates?
         mentions = _keep(mentions, [not _in_date_cell(text, lay, m, dated) for m in mentions])
@@ -166,7 +186,9 @@ def read(answer: str, ident: Identity, want: Want) -> list[Bound]:
     period_of = set(_attach(text, mentions, words, [(p, F.RANGE52) for p in periods],
                             clauses)) if periods else set()
     ctx = _Ctx(attached, period_of, text, low, ident, want, words, names, quals, periods, lay, clauses)
-    out = [_bind(ctx, k, m, paired.get(k)) for k, m in enumerate(mentions)]
+    out = []
+    for k, m in enumerate(mentions):
+        out.append(_bind(ctx, k, m, paired.get(k)))
     out = _ranges(ctx, mentions, out)
     if "而是" in text or "but" in low or "rather" in low:
         out = _not_but(ctx, out)
@@ -252,6 +274,8 @@ def _not_but(ctx: _Ctx, out: list[Bound]) -> list[Bound]:
     return out
 
 
+# field words that stay field words inside a name ("离岸人民币")
+_NAMED_FIELDS = (F.OFFSHORE, F.ONSHORE, F.CENTRAL_PARITY)
 # "盘中一度冲高至620.50": a momentary level, which a day's high or low is by definition
 _TOUCH = frozenset({"一度", "盘中一度", "at one point"})
 

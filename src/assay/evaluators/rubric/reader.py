@@ -745,8 +745,9 @@ def _unplaced(ctx: _Ctx, unit: Unit | None, lo: int, hi: int) -> str:
         spans.append((*unit.label, True))
     spans.append((lo, hi, False))
     for a, b, whole in spans:
-        if any(a <= n.start < b for n in ctx.names):
-            return ""  # a placed name is there (the caller found none before the value)
+        for n in ctx.names:
+            if a <= n.start < b:
+                return ""  # a placed name is there (the caller found none before the value)
         if _NAMEISH.search(ctx.text, a, b) is None:
             continue  # no Chinese and no capital letter: nothing that could be a name
         frag = _strip(ctx, a, b)

@@ -542,8 +542,8 @@ def scan(low: str, ident: Identity, original: str = "",
         if mine and derivative and _derivative_after(low, end):
             mine = False
         return [Name(start, end, low[start:end], mine)]
-    taken = bytearray(len(low))
     out: list[Name] = []
+    spans: list[tuple[int, int]] = []  # the names kept so far (few: a loop, not a bytearray)
     # longest first, then leftmost; the index keeps equal ones in the order found
     # a loop, not a comprehension: no function object and frame per answer
     ranked: list[tuple[int, int, int, int, bool | None]] = []
@@ -551,9 +551,15 @@ def scan(low: str, ident: Identity, original: str = "",
         ranked.append((s - e, s, k, e, owned))
     ranked.sort()
     for _, start, _, end, mine in ranked:
-        if taken.find(1, start, end) >= 0:
-            continue
-        taken[start:end] = b"\x01" * (end - start)
+        if start < end:  # an empty span overlaps nothing
+            clash = False
+            for a, b in spans:
+                if a < end and start < b:
+                    clash = True
+                    break
+            if clash:
+                continue
+            spans.append((start, end))
         if mine and derivative and _derivative_after(low, end):
             mine = False  # "恒指期货", "S&P 500 futures", "… ETF" (COMEX gold is a future)
         out.append(Name(start, end, low[start:end], mine))

@@ -131,13 +131,7 @@ def read(answer: str, ident: Identity, want: Want) -> list[Bound]:
     toks = tokens(low)
     all_names = scan(low, ident, text, None, runs, toks)
     if all_names:  # digits inside a name ("黄金9999", "S&P 500") are part of it
-        inside = bytearray(len(text))
-        for n in all_names:
-            inside[n.start:n.end] = b"\x01" * (n.end - n.start)
-        keep = []
-        for m in mentions:
-            keep.append(not (inside[m.start] and inside[m.end - 1]))
-        mentions = _keep(mentions, keep)
+        mentions = _keep(mentions, _outside(mentions, all_names))
     in_number = bytearray(len(text))
     for m in mentions:
         in_number[m.start:m.end] = b"\x01" * (m.end - m.start)
@@ -158,12 +152,9 @@ def read(answer: str, ident: Identity, want: Want) -> list[Bound]:
             names.append(n)
     # a name is not a field word ("恒生指数" names an index, "指数" alone is a level)
     if names and words:
-        named = bytearray(len(text))
-        for n in names:
-            named[n.start:n.end] = b"\x01" * (n.end - n.start)
         unnamed: list[_Word] = []
-        for fw in words:
-            if not (named[fw.start] and named[fw.end - 1]) or fw.field in _NAMED_FIELDS:
+        for fw, outside in zip(words, _outside(words, names), strict=True):
+            if outside or fw.field in _NAMED_FIELDS:
                 unnamed.append(fw)
         words = unnamed
     if has_numeric_period(low):
@@ -195,6 +186,22 @@ def read(answer: str, ident: Identity, want: Want) -> list[Bound]:
     if "由" in text or "从" in text or "from" in low:
         out = _move_from(ctx, out)
     return _also(ctx, mentions, out)
+
+
+def _outside(spans: list[Mention] | list[_Word], names: list[Name]) -> list[bool]:
+    """For each span: False where its first and its last character are each inside a name
+    (the names are few: a loop over them, not a bytearray marked with them)."""
+    out = []
+    for sp in spans:
+        first, last = sp.start, sp.end - 1
+        a = b = False
+        for n in names:
+            if n.start <= first < n.end:
+                a = True
+            if n.start <= last < n.end:
+                b = True
+        out.append(not (a and b))
+    return out
 
 
 def _ends(pattern: re.Pattern[str], text: str, in_number: bytearray) -> list[int]:

@@ -376,9 +376,10 @@ class FinanceRubric(CodeEvaluator):
         zh = lang == "zh"
         parts_ok: list[str] = []
         parts_bad: list[str] = []
-        for (b, c), row in zip(checked, rows, strict=True):
-            shown = row["value"] + ("%" if b.mention.percent else "")
-            label = F.display(b.field, lang)
+        labels = F.NAMES_ZH if zh else F.NAMES_EN  # F.display, without a call a value
+        for k, (b, c) in enumerate(checked):
+            shown = rows[k]["value"] + ("%" if b.mention.percent else "")
+            label = labels.get(b.field, b.field)
             low, high, truth = c.interval.shown
             interval = f"[{low}, {high}]"
             if c.passed:

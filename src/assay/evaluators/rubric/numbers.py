@@ -509,6 +509,8 @@ _RANGE_WORD = re.compile(r"(?:range|区间|between|介于|在)\W*$", re.IGNORECA
 def _ranges(text: str, found: list[Mention]) -> list[Mention]:
     """Pair the two ends of a range. The second end's "-" is the range's dash, not a sign:
     "88.20 - 91.05" is not 88.20 and −91.05."""
+    if len(found) < 2:
+        return found  # nothing to pair
     out = list(found)
     for i in range(len(out) - 1):
         a, b = out[i], out[i + 1]

@@ -172,7 +172,7 @@ def read(answer: str, ident: Identity, want: Want) -> list[Bound]:
         mentions = _keep(mentions, [not _in_date_cell(text, lay, m, dated) for m in mentions])
         if not mentions:
             return []
-    paired = _respectively(text, mentions, words, in_number, clauses)
+    paired = _respectively(text, mentions, words, in_number, clauses, low)
     attached = _attach(text, mentions, words, quals, clauses) if quals else {}
     period_of = set(_attach(text, mentions, words, [(p, F.RANGE52) for p in periods],
                             clauses)) if periods else set()
@@ -864,13 +864,13 @@ def _currency_conflict(cur: str, expected: str) -> bool:
 
 
 def _respectively(text: str, mentions: list[Mention], words: list[_Word],
-                  in_number: bytearray, clauses: list[int]) -> dict[int, str]:
+                  in_number: bytearray, clauses: list[int], low: str = "") -> dict[int, str]:
     """"开盘价、最高价、最低价分别为112.91、114.67、112.66" and "最高/最低：1488/1454": pair the
     last run of field words with a following run of as many values, in order."""
     out: dict[int, str] = {}
     slash = "/" in text
     if not slash and "分别" not in text and "依次" not in text and \
-            "respectively" not in text.lower():
+            "respectively" not in (low or text.lower()):
         return out
     bounds = [c for c in clauses if text[c] in _SCOPE_CHARS]  # _SCOPE_END's, outside numbers
     spots = [r.start() for r in _RESPECTIVELY.finditer(text)]

@@ -496,7 +496,8 @@ def _bind(ctx: _Ctx, k: int, m: Mention, paired: str | None) -> Bound:
     value = m.value
     # qualifiers tied to this value (and those in a cell's header and row label)
     doubt = ""
-    quals = list(ctx.attached.get(k, ()))
+    tied = ctx.attached.get(k)
+    quals = list(tied) if tied else []
     if unit is not None and unit.cell and ctx.quals:
         quals += [qf for qpos, qf in ctx.quals if _in_context(unit, qpos)]
     if not quals and field == F.LAST and word is not None and \

@@ -420,9 +420,9 @@ def read_numbers(text: str, codes: list[tuple[int, int]] | None = None) -> list[
     """Every value in `text` (already normalised), in order, with dates and codes skipped.
     `codes` collects the digit runs that may be instrument codes (five or six digits)."""
     out: list[Mention] = []
-    quotes = ("兑" in text or "对" in text or "=" in text or ":" in text or "：" in text or
-              "折合" in text) and any_in(_QUOTED, text)
-    rights = _RIGHTS["兑" in text or "对" in text or "=" in text or "折合" in text, "分" in text]
+    conversion = "兑" in text or "对" in text or "=" in text or "折合" in text
+    quotes = (conversion or ":" in text or "：" in text) and any_in(_QUOTED, text)
+    rights = _RIGHTS[conversion, "分" in text]
     for m in _DIGITS.finditer(text):
         ns, ne = m.span()
         raw = m.group(0)
@@ -430,10 +430,14 @@ def read_numbers(text: str, codes: list[tuple[int, int]] | None = None) -> list[
             codes.append((ns, ne))
         if _not_a_value(text, ns, ne, raw, rights):
             continue
-        start, cur, sign = _prefix(text, ns)
+        # _prefix's first test, here: most numbers have nothing before them to read
+        c = text[ns - 1] if ns else ""
+        if not c or (c not in _PREFIX_TAILS and (c.isascii() or "\u4e00" <= c <= "\u9fff")):
+            start, cur, sign = ns, "", ""
+        else:
+            start, cur, sign = _prefix(text, ns)
         # Digits glued to letters on either side are part of an identifier ("A50", "3M").
-        before = text[ns - 1] if ns > 0 else ""
-        if before.isascii() and before.isalpha() and not cur:
+        if c.isascii() and c.isalpha() and not cur:  # c: the character before the digits
             continue
         if "," in raw:
             raw = raw.replace(",", "")

@@ -214,34 +214,39 @@ class FinanceRubric(CodeEvaluator):
     def check(self, item: Item, answer: Answer, truth: TruthSnapshot | None = None) -> Score:
         """Pure and synchronous. `truth`: the snapshot captured for this answer; None reads the
         item's stored `ground_truth` through the ground-truth vocabulary."""
-        prepared = self.prepare(item, answer, truth)
+        prepared, read_as = self._prepare_text(item, (answer.text or "").strip(), truth)
         if isinstance(prepared, Score):
             return prepared
-        return self._decide(canonical((answer.text or "").strip()), prepared, None)
+        assert read_as is not None  # a Prepared comes with the answer's canonical form
+        return self._decide(read_as, prepared, None)
 
     def prepare(self, item: Item, answer: Answer, truth: TruthSnapshot | None = None
                 ) -> Score | Prepared:
         """The steps before reading values: a final Score (empty answer, no truth, bad rubric,
         a required field the truth lacks), or what reading and deciding need."""
-        text = (answer.text or "").strip()
+        return self._prepare_text(item, (answer.text or "").strip(), truth)[0]
+
+    def _prepare_text(self, item: Item, text: str, truth: TruthSnapshot | None
+                      ) -> tuple[Score | Prepared, Canonical | None]:
+        """`prepare` on the stripped answer, with its canonical form once it is read."""
         if not text:
             zh = _lang(item) == "zh"
             return self._score(0, "回复为空，按规则得0分。" if zh else
-                               "The answer is empty: score 0.", {"rule": "empty answer"})
+                               "The answer is empty: score 0.", {"rule": "empty answer"}), None
         if len(text) > MAX_CHARS:
-            return Score.error(too_long(text, _lang(item) == "zh"), NAME, self.version)
+            return Score.error(too_long(text, _lang(item) == "zh"), NAME, self.version), None
         read_as = canonical(text)
         if not read_as.text:  # only reasoning, no answer after it
             zh = _lang(item) == "zh"
             return self._score(0, "回复只有推理过程，没有给出答案，得0分。" if zh else
                                "The answer holds only reasoning, no answer after it: score 0.",
-                               {"rule": "empty answer", "read": read_as.evidence()})
+                               {"rule": "empty answer", "read": read_as.evidence()}), None
         if truth is not None:
-            return _prepare(item, truth)
+            return _prepare(item, truth), read_as
         f = item.fields
         raw = f.get("ground_truth")
         if not isinstance(raw, str):
-            return _prepare(item, None)
+            return _prepare(item, None), read_as
         key = (raw, f.get("prompt"), f.get("response_reference"), f.get("wind_ticker"),
                f.get("akshare_ticker"), f.get("yfinance_ticker"), f.get("time"),
                str(f.get("tags")))
@@ -250,7 +255,7 @@ class FinanceRubric(CodeEvaluator):
             if len(_PREPARED) > 16384:
                 _PREPARED.clear()
             hit = _PREPARED[key] = _prepare(item, None)
-        return hit
+        return hit, read_as
 
     def decide(self, item: Item, answer: Answer, values: list[Bound] | None = None,
                truth: TruthSnapshot | None = None) -> Score:
@@ -281,45 +286,58 @@ class FinanceRubric(CodeEvaluator):
             else:
                 ignored.append(b)
         earlier: list[Bound] = []
-        if len(counted) > len({b.field for b in counted}):  # some field has several values
+        if len(counted) > 1 and len(counted) > len({b.field for b in counted}):
+            # some field has several values
             superseded: list[Bound] = []
             if read_as.restated_from >= 0:  # a correction, or words after a tool's output
                 counted, superseded = _superseded(counted, read_as.restated_from)
             counted, earlier = _latest_only(with_days(text, counted))
             earlier += superseded
-        evidence["ignored"] = [_ignored(b) for b in ignored] + [
-            {**_ignored(b), "why": "an earlier day or time than the answer's latest value"}
-            for b in earlier]
+        shown_ignored = []
+        for b in ignored:
+            shown_ignored.append(_ignored(b))
+        for b in earlier:
+            shown_ignored.append({**_ignored(b), "why": "an earlier day or time than the "
+                                  "answer's latest value"})
+        evidence["ignored"] = shown_ignored
         percent_fields = truth.percent_fields
         checker = p.checker
-        try:
-            checked = [(b, checker.check(b.field, b.value, b.mention.quantum,
-                                         b.field in percent_fields or
-                                         (b.field == F.LAST and percent_last)))
-                       for b in counted]
-        except RuleNotApplicable as exc:
-            return Score.error(str(exc), NAME, self.version, evidence=evidence)
-        except MissingTruth as exc:  # pragma: no cover - guarded by `lacking` above
-            return Score.null(f"ground truth lacks {exc}", NAME, self.version, evidence=evidence)
-        rows = [_row(b, c) for b, c in checked]
-        evidence["values"] = rows
+        # one pass: each value checked, its evidence row, and what it says for the decision
+        checked: list[tuple[Bound, Check]] = []
+        rows: list[dict[str, Any]] = []
         covered: set[str] = set()  # the fields a value certainly answers
         all_pass = True  # every certain value passes
         maybe_pass: set[str] = set()  # fields a doubtful value would answer right
         maybe_fail = has_maybe = False
-        for b, c in checked:
-            if b.doubt:
-                has_maybe = True
-                if c.passed:
-                    maybe_pass.add(b.field)
+        try:
+            for b in counted:
+                field = b.field
+                c = checker.check(field, b.value, b.mention.quantum,
+                                  field in percent_fields or (field == F.LAST and percent_last))
+                checked.append((b, c))
+                rows.append(_row(b, c))
+                if b.doubt:
+                    has_maybe = True
+                    if c.passed:
+                        maybe_pass.add(field)
+                    else:
+                        maybe_fail = True
                 else:
-                    maybe_fail = True
-            else:
-                covered.add(b.field)
-                if not c.passed:
-                    all_pass = False
-        missing = [f for f in criteria.required if f not in covered]
-        can_be_1 = all_pass and all(f in covered or f in maybe_pass for f in criteria.required)
+                    covered.add(field)
+                    if not c.passed:
+                        all_pass = False
+        except RuleNotApplicable as exc:
+            return Score.error(str(exc), NAME, self.version, evidence=evidence)
+        except MissingTruth as exc:  # pragma: no cover - guarded by `lacking` above
+            return Score.null(f"ground truth lacks {exc}", NAME, self.version, evidence=evidence)
+        evidence["values"] = rows
+        missing = []
+        can_be_1 = all_pass
+        for f in criteria.required:
+            if f not in covered:
+                missing.append(f)
+                if f not in maybe_pass:
+                    can_be_1 = False
         can_be_0 = not all_pass or bool(missing) or maybe_fail
         if can_be_1 and can_be_0:
             candidates = [{**_row(b, c), "doubt": b.why} for b, c in checked if b.doubt]
@@ -358,9 +376,10 @@ class FinanceRubric(CodeEvaluator):
         zh = lang == "zh"
         parts_ok: list[str] = []
         parts_bad: list[str] = []
-        for (b, c), row in zip(checked, rows, strict=True):
-            shown = row["value"] + ("%" if b.mention.percent else "")
-            label = F.display(b.field, lang)
+        labels = F.NAMES_ZH if zh else F.NAMES_EN  # F.display, without a call a value
+        for k, (b, c) in enumerate(checked):
+            shown = rows[k]["value"] + ("%" if b.mention.percent else "")
+            label = labels.get(b.field, b.field)
             low, high, truth = c.interval.shown
             interval = f"[{low}, {high}]"
             if c.passed:

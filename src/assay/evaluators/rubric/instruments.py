@@ -11,9 +11,10 @@ A name the reader cannot place is left to the caller, who treats it as a doubt, 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Final
+from operator import attrgetter
+from typing import Any, Final
 
 from assay.truth.markets import listing
 from assay.truth.vocabulary import code_core
@@ -242,6 +243,11 @@ class Identity:
     pair: str = ""
     pair_ccy: frozenset[str] = frozenset()
     word_codes: tuple[str, ...] = ()
+    # the names an ASCII answer can hold (it holds no other): derived from `names`
+    ascii_names: tuple[str, ...] = field(init=False, default=())
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ascii_names", tuple(n for n in self.names if n.isascii()))
 
 
 @dataclass(slots=True)  # built per answer: see numbers.Mention on why not frozen
@@ -418,7 +424,8 @@ _DERIVATIVE = re.compile(r"\s?(?:期货|期指|主力合约|主力|合约|future
 
 def scan(low: str, ident: Identity, original: str = "",
          hits: list[tuple[int, int, str]] | None = None,
-         digit_runs: list[tuple[int, int]] | None = None) -> list[Name]:
+         digit_runs: list[tuple[int, int]] | None = None,
+         toks: list[tuple[int, int, str, Any]] | None = None) -> list[Name]:
     """Every instrument named in `low` (the lower-cased, normalised answer), in order. Where
     two names overlap the longer wins ("hang seng tech" over "hang seng", "恒生银行" over
     "恒生")."""
@@ -468,7 +475,12 @@ def scan(low: str, ident: Identity, original: str = "",
         for m in _CCY_RE.finditer(low):
             if _CCY_WORD[m.group(0)] not in mine_ccy:
                 found.append((m.start(), m.end(), False))
-    if hits is None:
+    if toks is not None:  # the lexer's words, with their roles: those of names
+        hits = []
+        for start, end, word, role in toks:
+            if role.scan:
+                hits.append((start, end, word))
+    elif hits is None:
         hits = [(m.start(), m.end(), m.group(0)) for m in _SCAN_RE.finditer(low)]
     for start, end, word in hits:
         owner = _SCAN_OWNER[word]
@@ -485,7 +497,7 @@ def scan(low: str, ident: Identity, original: str = "",
                 found.append((start, end, key == ident.listing))
         elif not (word == "shares" and _COUNT_BEFORE.search(low, max(0, start - 24), start)):
             found.append((start, end, None))  # "8 shares", "3 million shares": a count
-    for name in ident.names:
+    for name in ident.ascii_names if low.isascii() else ident.names:
         k = low.find(name)
         while k >= 0:
             end = k + len(name)
@@ -530,24 +542,33 @@ def scan(low: str, ident: Identity, original: str = "",
         if mine and derivative and _derivative_after(low, end):
             mine = False
         return [Name(start, end, low[start:end], mine)]
-    taken = bytearray(len(low))
     out: list[Name] = []
+    spans: list[tuple[int, int]] = []  # the names kept so far (few: a loop, not a bytearray)
     # longest first, then leftmost; the index keeps equal ones in the order found
-    for _, start, _, end, mine in sorted([(s - e, s, k, e, mine)
-                                          for k, (s, e, mine) in enumerate(found)]):
-        if taken.find(1, start, end) >= 0:
-            continue
-        taken[start:end] = b"\x01" * (end - start)
+    # a loop, not a comprehension: no function object and frame per answer
+    ranked: list[tuple[int, int, int, int, bool | None]] = []
+    for k, (s, e, owned) in enumerate(found):
+        ranked.append((s - e, s, k, e, owned))
+    ranked.sort()
+    for _, start, _, end, mine in ranked:
+        if start < end:  # an empty span overlaps nothing
+            clash = False
+            for a, b in spans:
+                if a < end and start < b:
+                    clash = True
+                    break
+            if clash:
+                continue
+            spans.append((start, end))
         if mine and derivative and _derivative_after(low, end):
             mine = False  # "恒指期货", "S&P 500 futures", "… ETF" (COMEX gold is a future)
         out.append(Name(start, end, low[start:end], mine))
     if len(out) > 1:
-        out.sort(key=_start)
+        out.sort(key=_START)
     return out
 
 
-def _start(n: Name) -> int:
-    return n.start
+_START = attrgetter("start")
 
 
 def _derivative_after(low: str, end: int) -> bool:

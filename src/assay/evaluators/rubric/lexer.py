@@ -103,8 +103,13 @@ _PERIOD_HINTS = ("近", "过去", "日涨", "日跌", "last ", "past ", "-day", 
 
 
 def has_numeric_period(low: str) -> bool:
-    """Whether any of the hints is in `low`: nine `in` tests cost less than one search of
-    their alternation (BENCHMARKS, "Eleventh session")."""
-    return F.any_in(_PERIOD_HINTS, low)
+    """Whether any of the hints (_PERIOD_HINTS) is in `low`: nine `in` tests cost less than one
+    search of their alternation (BENCHMARKS, "Eleventh session"); written out, they cost less
+    than a loop over the hints, which runs on every answer."""
+    return ("近" in low or "过去" in low or "日涨" in low or "日跌" in low or "last " in low
+            or "past " in low or "-day" in low or "-week" in low or "-month" in low)
+
+
+assert all(has_numeric_period(w) for w in _PERIOD_HINTS)  # the test holds every hint
 
 

@@ -420,9 +420,9 @@ def read_numbers(text: str, codes: list[tuple[int, int]] | None = None) -> list[
     """Every value in `text` (already normalised), in order, with dates and codes skipped.
     `codes` collects the digit runs that may be instrument codes (five or six digits)."""
     out: list[Mention] = []
-    quotes = ("兑" in text or "对" in text or "=" in text or ":" in text or "：" in text or
-              "折合" in text) and any_in(_QUOTED, text)
-    rights = _RIGHTS["兑" in text or "对" in text or "=" in text or "折合" in text, "分" in text]
+    conversion = "兑" in text or "对" in text or "=" in text or "折合" in text
+    quotes = (conversion or ":" in text or "：" in text) and any_in(_QUOTED, text)
+    rights = _RIGHTS[conversion, "分" in text]
     for m in _DIGITS.finditer(text):
         ns, ne = m.span()
         raw = m.group(0)
@@ -430,10 +430,14 @@ def read_numbers(text: str, codes: list[tuple[int, int]] | None = None) -> list[
             codes.append((ns, ne))
         if _not_a_value(text, ns, ne, raw, rights):
             continue
-        start, cur, sign = _prefix(text, ns)
+        # _prefix's first test, here: most numbers have nothing before them to read
+        c = text[ns - 1] if ns else ""
+        if not c or (c not in _PREFIX_TAILS and (c.isascii() or "\u4e00" <= c <= "\u9fff")):
+            start, cur, sign = ns, "", ""
+        else:
+            start, cur, sign = _prefix(text, ns)
         # Digits glued to letters on either side are part of an identifier ("A50", "3M").
-        before = text[ns - 1] if ns > 0 else ""
-        if before.isascii() and before.isalpha() and not cur:
+        if c.isascii() and c.isalpha() and not cur:  # c: the character before the digits
             continue
         if "," in raw:
             raw = raw.replace(",", "")
@@ -509,6 +513,8 @@ _RANGE_WORD = re.compile(r"(?:range|区间|between|介于|在)\W*$", re.IGNORECA
 def _ranges(text: str, found: list[Mention]) -> list[Mention]:
     """Pair the two ends of a range. The second end's "-" is the range's dash, not a sign:
     "88.20 - 91.05" is not 88.20 and −91.05."""
+    if len(found) < 2:
+        return found  # nothing to pair
     out = list(found)
     for i in range(len(out) - 1):
         a, b = out[i], out[i + 1]

@@ -114,20 +114,24 @@ def read(answer: str, ident: Identity, want: Want) -> list[Bound]:
     text = normalise(answer)
     runs: list[tuple[int, int]] = []
     found = read_numbers(text, runs)
-    mentions = _keep(found, [not _is_code(m, ident) for m in found])
+    # loops, not comprehensions, on this path: a comprehension builds a function object and
+    # a frame each time (Python 3.11), more than its loop costs on an answer's few items
+    keep = []
+    for m in found:
+        keep.append(not _is_code(m, ident))
+    mentions = _keep(found, keep)
     if not mentions:
         return []
-    if not want.percent_last and any(m.unit == "bp" for m in mentions):
-        mentions = [_bp_as_percent(m) if m.unit == "bp" else m for m in mentions]
+    if not want.percent_last:
+        for m in mentions:
+            if m.unit == "bp":
+                mentions = [_bp_as_percent(m) if m.unit == "bp" else m for m in mentions]
+                break
     low = text.lower()
     toks = tokens(low)
-    all_names = scan(low, ident, text, [(a, b, w) for a, b, w, r in toks if r.scan], runs)
+    all_names = scan(low, ident, text, None, runs, toks)
     if all_names:  # digits inside a name ("黄金9999", "S&P 500") are part of it
-        inside = bytearray(len(text))
-        for n in all_names:
-            inside[n.start:n.end] = b"\x01" * (n.end - n.start)
-        mentions = _keep(mentions, [not (inside[m.start] and inside[m.end - 1])
-                                    for m in mentions])
+        mentions = _keep(mentions, _outside(mentions, all_names))
     in_number = bytearray(len(text))
     for m in mentions:
         in_number[m.start:m.end] = b"\x01" * (m.end - m.start)
@@ -142,37 +146,62 @@ def read(answer: str, ident: Identity, want: Want) -> list[Bound]:
         if r.period and not (a > 0 and low[a - 1].isdigit()):
             periods.append(a)
     words = _terse_words(text, words, in_number)
-    names = [n for n in all_names if not in_number[n.start]]
+    names = []
+    for n in all_names:
+        if not in_number[n.start]:
+            names.append(n)
     # a name is not a field word ("恒生指数" names an index, "指数" alone is a level)
-    if names:
-        named = bytearray(len(text))
-        for n in names:
-            named[n.start:n.end] = b"\x01" * (n.end - n.start)
-        words = [w for w in words if not (named[w.start] and named[w.end - 1])
-                 or w.field in (F.OFFSHORE, F.ONSHORE, F.CENTRAL_PARITY)]
+    if names and words:
+        unnamed: list[_Word] = []
+        for fw, outside in zip(words, _outside(words, names), strict=True):
+            if outside or fw.field in _NAMED_FIELDS:
+                unnamed.append(fw)
+        words = unnamed
     if has_numeric_period(low):
         periods += [p.start() for p in _PERIOD_N.finditer(low)]
     # one pass for the clause ends; the sentence ends (statements) and the scopes of
     # "respectively" are those of them at their own characters
     clauses = _ends(_CLAUSE_END, text, in_number)
-    lay = layout(text, names, in_number, [c for c in clauses if text[c] in SENT_CHARS])
+    sentence_ends = []
+    for c in clauses:
+        if text[c] in SENT_CHARS:
+            sentence_ends.append(c)
+    lay = layout(text, names, in_number, sentence_ends)
     if "|" in text:  # a table's date column holds days, not values ("| 10-17 | 991.02 |")
         dated: dict[tuple[int, int], bool] = {}  # per column header: does it name dates?
         mentions = _keep(mentions, [not _in_date_cell(text, lay, m, dated) for m in mentions])
         if not mentions:
             return []
-    paired = _respectively(text, mentions, words, in_number, clauses)
+    paired = _respectively(text, mentions, words, in_number, clauses, low)
     attached = _attach(text, mentions, words, quals, clauses) if quals else {}
     period_of = set(_attach(text, mentions, words, [(p, F.RANGE52) for p in periods],
                             clauses)) if periods else set()
     ctx = _Ctx(attached, period_of, text, low, ident, want, words, names, quals, periods, lay, clauses)
-    out = [_bind(ctx, k, m, paired.get(k)) for k, m in enumerate(mentions)]
+    out = []
+    for k, m in enumerate(mentions):
+        out.append(_bind(ctx, k, m, paired.get(k)))
     out = _ranges(ctx, mentions, out)
     if "而是" in text or "but" in low or "rather" in low:
         out = _not_but(ctx, out)
     if "由" in text or "从" in text or "from" in low:
         out = _move_from(ctx, out)
     return _also(ctx, mentions, out)
+
+
+def _outside(spans: list[Mention] | list[_Word], names: list[Name]) -> list[bool]:
+    """For each span: False where its first and its last character are each inside a name
+    (the names are few: a loop over them, not a bytearray marked with them)."""
+    out = []
+    for sp in spans:
+        first, last = sp.start, sp.end - 1
+        a = b = False
+        for n in names:
+            if n.start <= first < n.end:
+                a = True
+            if n.start <= last < n.end:
+                b = True
+        out.append(not (a and b))
+    return out
 
 
 def _ends(pattern: re.Pattern[str], text: str, in_number: bytearray) -> list[int]:
@@ -252,6 +281,8 @@ def _not_but(ctx: _Ctx, out: list[Bound]) -> list[Bound]:
     return out
 
 
+# field words that stay field words inside a name ("离岸人民币")
+_NAMED_FIELDS = (F.OFFSHORE, F.ONSHORE, F.CENTRAL_PARITY)
 # "盘中一度冲高至620.50": a momentary level, which a day's high or low is by definition
 _TOUCH = frozenset({"一度", "盘中一度", "at one point"})
 
@@ -465,7 +496,8 @@ def _bind(ctx: _Ctx, k: int, m: Mention, paired: str | None) -> Bound:
     value = m.value
     # qualifiers tied to this value (and those in a cell's header and row label)
     doubt = ""
-    quals = list(ctx.attached.get(k, ()))
+    tied = ctx.attached.get(k)
+    quals = list(tied) if tied else []
     if unit is not None and unit.cell and ctx.quals:
         quals += [qf for qpos, qf in ctx.quals if _in_context(unit, qpos)]
     if not quals and field == F.LAST and word is not None and \
@@ -721,8 +753,9 @@ def _unplaced(ctx: _Ctx, unit: Unit | None, lo: int, hi: int) -> str:
         spans.append((*unit.label, True))
     spans.append((lo, hi, False))
     for a, b, whole in spans:
-        if any(a <= n.start < b for n in ctx.names):
-            return ""  # a placed name is there (the caller found none before the value)
+        for n in ctx.names:
+            if a <= n.start < b:
+                return ""  # a placed name is there (the caller found none before the value)
         if _NAMEISH.search(ctx.text, a, b) is None:
             continue  # no Chinese and no capital letter: nothing that could be a name
         frag = _strip(ctx, a, b)
@@ -832,13 +865,13 @@ def _currency_conflict(cur: str, expected: str) -> bool:
 
 
 def _respectively(text: str, mentions: list[Mention], words: list[_Word],
-                  in_number: bytearray, clauses: list[int]) -> dict[int, str]:
+                  in_number: bytearray, clauses: list[int], low: str = "") -> dict[int, str]:
     """"开盘价、最高价、最低价分别为112.91、114.67、112.66" and "最高/最低：1488/1454": pair the
     last run of field words with a following run of as many values, in order."""
     out: dict[int, str] = {}
     slash = "/" in text
     if not slash and "分别" not in text and "依次" not in text and \
-            "respectively" not in text.lower():
+            "respectively" not in (low or text.lower()):
         return out
     bounds = [c for c in clauses if text[c] in _SCOPE_CHARS]  # _SCOPE_END's, outside numbers
     spots = [r.start() for r in _RESPECTIVELY.finditer(text)]

@@ -173,6 +173,7 @@ def _sentences(text: str, names: list[Name], cuts: list[int]) -> Layout:
     """One line of prose without labels (most short answers): its sentences, each inheriting
     the subject of the one before."""
     units: list[Unit] = []
+    starts: list[int] = []  # kept as they come: no comprehension (a function) per answer
     prev: Subject | None = None
     start = 0
     e = len(text)
@@ -182,13 +183,14 @@ def _sentences(text: str, names: list[Name], cuts: list[int]) -> Layout:
             continue
         if text[start:end].strip():
             units.append(Unit(start, end, False, None, None, prev, None, 0))
+            starts.append(start)
             subj = _first_subject(names, start, end, prev)
             if subj is not None:
                 prev = subj
         start = end
     if not units:
         return Layout([], [], {})
-    return Layout(units, [u.start for u in units], {0: (units[0].start, units[-1].end)})
+    return Layout(units, starts, {0: (units[0].start, units[-1].end)})
 
 
 def _table(text: str, rows: list[Span], section: Subject | None, group: int) -> list[Unit]:

@@ -49,7 +49,7 @@ def build(first: int, n: int) -> bytes:
     ss = rs.scope_spans.add()
     now = time.time_ns()
     for i in range(first, first + n):
-        tid = i.to_bytes(16, "big")
+        tid = (i + 1).to_bytes(16, "big")  # an all-zero trace id is invalid OTLP
         root, llm = (2 * i + 1).to_bytes(8, "big"), (2 * i + 2).to_bytes(8, "big")
         answer = "贵州茅台最新价1455.00元" if i % 2 else "贵州茅台最新价1460.00元"
         s = ss.spans.add(trace_id=tid, span_id=llm, parent_span_id=root, name="ChatCompletion",

@@ -37,6 +37,8 @@ def agent(item):
         out["end"] = "transfer"
     if "finish" in said:
         out["end"] = "done"
+    if "typo" in said:
+        out["end"] = "finished"  # not done or transfer
     return out
 '''
 
@@ -516,3 +518,19 @@ def test_a_called_target_with_one_code_evaluator_keeps_every_worker_busy(
                           concurrency=8)
     assert run_.status == "finished"
     assert IN_FLIGHT["most"] == 8
+
+
+def test_an_end_that_is_not_done_or_transfer_is_shown_and_the_conversation_goes_on(
+        tmp_path: Path) -> None:
+    rows = [{"id": "c1", "turns": ["a typo here", "b"], "reference_output": "]"}]
+    code, out, err = run(tmp_path, str(project(tmp_path, rows)))
+    assert code == 0, err
+    rid = run_id(out)
+    engine = open_engine(f"sqlite:///{tmp_path / 'a.db'}")
+    turns = conversation_turns(engine, rid)[("c1", "agent", 0)]
+    assert [t.input for t in turns] == ["a typo here", "b"]  # it went on
+    assert turns[0].answer is not None and turns[0].answer.extras["end_ignored"] == (
+        "end 'finished' is not done or transfer: the conversation went on")
+    r = assay_in_process("show", rid, "--item", "c1", "--db", f"sqlite:///{tmp_path / 'a.db'}",
+                         cwd=tmp_path)
+    assert "end 'finished' is not done or transfer: the conversation went on" in r.stdout

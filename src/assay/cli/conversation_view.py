@@ -118,6 +118,8 @@ def _print_turn(console: Console, item: Item, turn: Turn, clip: Clip, full: bool
     else:
         meta = f" [dim]({a.latency_s:.3f} s)[/]" if a.latency_s is not None else ""
         console.print(f"  answer{meta}: {clip(a.text, full, 600)}")
+        if a.extras.get("end_ignored"):
+            console.print(f"  [yellow]{escape(str(a.extras['end_ignored']))}[/]")
         tool_calls(item, a, "  ")
     if turn.truth is not None:  # fetched at this answer's time
         t = turn.truth

@@ -217,8 +217,12 @@ class ConversationPlayer:
         snap: TruthSnapshot | None = None
         if fetching is not None:
             snap = await p._settle(asked, fetching, t1, trace, at, span)
-        ended = Outcome.ABORTED if answer.error else TARGET_ENDS.get(
-            str(answer.extras.get("end") or "").lower())
+        said_end = str(answer.extras.get("end") or "").strip().lower()
+        ended = Outcome.ABORTED if answer.error else TARGET_ENDS.get(said_end)
+        if said_end and said_end not in TARGET_ENDS:  # a typo must not go unseen: it is
+            # stored with the answer and shown with the turn; the conversation goes on
+            answer.extras["end_ignored"] = (f"end '{said_end[:40]}' is not done or transfer: "
+                                            "the conversation went on")
         judged = Turn(number, turn.input, turn.source, answer, turn.user_call, snap, (), ended)
         scores: list[Score] = []
         stopped: BaseException | None = None

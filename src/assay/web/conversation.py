@@ -64,7 +64,8 @@ def turn_record(t: Turn) -> dict[str, Any]:
         "answer": None if a is None else {
             "text": a.text, "error": a.error, "latency_s": a.latency_s,
             "call": _call_cost(a.call), "tool_calls": _tool_calls(a.extras),
-            "problems": [str(p) for p in a.extras.get(PROBLEMS) or []]},
+            "problems": [str(p) for p in a.extras.get(PROBLEMS) or []]
+            + ([str(a.extras["end_ignored"])] if a.extras.get("end_ignored") else [])},
         "truth": _truth(t.truth),
         "scores": [{"evaluator": s.evaluator, "score": s.value, "status": str(s.status),
                     "reason": s.reason} for s in t.scores],

@@ -76,11 +76,7 @@ class ConversationPlayer:
         pending: Turn | None = None  # a stored user message whose answer was lost
         if turns and turns[-1].answer is None and turns[-1].ended is None:
             pending = turns.pop()
-        history: list[Message] = []
-        for t in turns:
-            history.append(Message("user", t.input))
-            if t.answer is not None and t.answer.text is not None:
-                history.append(Message("assistant", t.answer.text))
+        history = _history(turns)
         outcome: Outcome | None = turns[-1].ended if turns else None
         reason = _ended_why(turns[-1]) if turns else ""
         if work.prior is not None:  # finished before: only evaluators added since are run
@@ -191,7 +187,7 @@ class ConversationPlayer:
                       ) -> tuple[Turn, BaseException | None]:
         p = self.p
         number = turn.number
-        fields = plan.script[number - 1].fields if plan.script else {}
+        fields = _turn_fields(plan, number)
         asked = turn_item(item, number, turn.input, history, fields, session)
         t0 = time.time()
         # a turn that names no instrument ("谢谢") has no truth to capture: nothing to judge
@@ -297,7 +293,7 @@ class ConversationPlayer:
             todo = [ev for ev in self.p.evaluators if ev.name not in have]
             if not todo:
                 continue
-            fields = plan.script[turn.number - 1].fields if plan.script else {}
+            fields = _turn_fields(plan, turn.number)
             asked = turn_item(item, turn.number, turn.input, _history(turns[:i]), fields,
                               session)
             scores, stopped = await self._judge(asked, turn, trace,
@@ -404,11 +400,15 @@ def judged_turn_items(run_id: str, key: Key, item: Item, turns: Sequence[Turn]
     plan = plan_of(item)
     out = []
     for i, t in enumerate(turns):
-        fields = plan.script[t.number - 1].fields if plan.script and \
-            t.number <= len(plan.script) else {}
+        fields = _turn_fields(plan, t.number)
         out.append((t, turn_item(item, t.number, t.input, _history(turns[:i]), fields,
                                  session_of(run_id, key))))
     return out
+
+
+def _turn_fields(plan: Plan, number: int) -> dict[str, Any]:
+    """A scripted turn's own fields (none for a simulated user's turn)."""
+    return plan.script[number - 1].fields if number <= len(plan.script) else {}
 
 
 def _history(turns: Sequence[Turn]) -> list[Message]:

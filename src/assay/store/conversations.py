@@ -15,7 +15,16 @@ from assay.core.model_call import ModelCall
 from assay.core.types import Answer, Score, ScoreStatus, TruthSnapshot
 
 from .reviews import stored_evidence
-from .rows import EMPTY, Key, aware, call_columns, json_text, to_datetime
+from .rows import (
+    EMPTY,
+    Key,
+    answer_call,
+    aware,
+    call_columns,
+    json_text,
+    result_call,
+    to_datetime,
+)
 from .schema import answers, turn_results, turns
 
 
@@ -80,21 +89,9 @@ def turn_result_row(run_id: str, key: Key, turn: int, score: Score, stamp: datet
     return row
 
 
-def _call(row: dict[str, Any]) -> ModelCall | None:
-    stored = row.get("call")
-    if not isinstance(stored, dict):
-        return None
-    call = ModelCall.from_json(stored)
-    if "reply" not in stored:
-        from dataclasses import replace
-
-        call = replace(call, reply=row.get("text"))
-    return call
-
-
 def _score(row: dict[str, Any]) -> Score:
     return Score(row["score"], ScoreStatus(row["status"]), row["reason"], row["evaluator"],
-                 row["evaluator_version"], evidence=row["evidence"] or {}, call=_call(row))
+                 row["evaluator_version"], evidence=row["evidence"] or {}, call=result_call(row))
 
 
 def conversation_turns(engine: Engine, run_id: str, item_id: str | None = None,
@@ -126,12 +123,12 @@ def conversation_turns(engine: Engine, run_id: str, item_id: str | None = None,
             users[k4] = m
             out.setdefault(key, []).append(Turn(
                 m["turn"], m["text"] or "", m["source"], None,
-                _call(m) if m["source"] == "simulator" else None,
+                answer_call(m) if m["source"] == "simulator" else None,
                 ended=Outcome(m["ended"]) if m["ended"] else None, error=m["error"]))
             continue
         user = users.get(k4)
         answer = Answer(m["text"], m["extras"] or {}, m["latency_s"], None, m["error"],
-                        _call(m))
+                        answer_call(m))
         turns_of = out.setdefault(key, [])
         previous = turns_of[-1] if turns_of and turns_of[-1].number == m["turn"] else None
         turn = Turn(m["turn"], previous.input if previous else (user or {}).get("text") or "",

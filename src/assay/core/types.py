@@ -1,8 +1,10 @@
 """Plain, immutable domain types shared by every layer.
 
-Frozen dataclasses with slots rather than pydantic models: one item passes through several of
-these per scoring step, and on a 2-core machine the harness's own CPU per item is what limits
-throughput (see DESIGN.md), so construction must stay cheap.
+Dataclasses with slots rather than pydantic models: one item passes through several of these
+per scoring step, and on a 2-core machine the harness's own CPU per item is what limits
+throughput (see DESIGN.md), so construction must stay cheap. The three made for every item
+(Item, Answer, Score) are `@record`s: read-only to the type checker, not frozen at run time
+(core/record.py says what freezing cost).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from enum import StrEnum
 from typing import Any
 
 from .model_call import NO_USAGE, ModelCall, Usage
+from .record import record
 
 
 class ScoreStatus(StrEnum):
@@ -31,7 +34,7 @@ class ScoreStatus(StrEnum):
     SKIPPED = "skipped"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Item:
     """One dataset row: a stable id and every field the source row had."""
 
@@ -48,7 +51,7 @@ class Item:
         return Item(self.id, {**self.fields, name: value}, self.dataset_version, self.line)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Answer:
     """What a target produced for an item. `call`: the model request behind it (a model
     target's, or the usage an agent reported), typed; `extras` keep the rest a target says
@@ -80,7 +83,7 @@ class Step:
     attributes: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Score:
     """One evaluator's verdict on one answer, with everything needed to explain it."""
 

@@ -19,6 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .record import record
+
 # Hosted OpenAI-compatible endpoints by provider: what a trace names `gen_ai.provider.name`.
 # The model registry's presets (models/config.py) are built on it.
 HOSTED = {
@@ -64,6 +66,8 @@ def _seconds(value: Any) -> float | None:
     return None
 
 
+# frozen at run time, unlike the call: a call's default usage is one shared instance, and a
+# dataclass takes only a hashable (frozen) instance as a default
 @dataclass(frozen=True, slots=True)
 class Usage:
     """The tokens a request counted, as the provider reported them. `prompt_tokens` are the
@@ -129,7 +133,7 @@ _USAGE_KEYS = frozenset({"prompt_tokens", "input_tokens", "completion_tokens", "
 NO_USAGE = Usage()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Attempt:
     """One try of a request: how it ended (`ok`, `429: …`, `timeout after 60 s`, `empty
     reply` …), when it started and ended (wall-clock seconds, for its span), and the wait
@@ -164,7 +168,7 @@ class Attempt:
                    _seconds(data.get("end")), _seconds(data.get("retry_in_s")))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ModelCall:
     """One model request (with its retries). `model` is the model asked for, as the endpoint
     names it (`gen_ai.request.model`); `name` the model's entry in the registry

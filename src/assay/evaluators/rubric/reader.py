@@ -30,6 +30,9 @@ from .numbers import Mention, normalise, read_numbers
 from .statements import SENT_CHARS, Layout, Subject, Unit, layout
 
 MINE = "mine"
+# Decimal constants for the comparisons made per value: against an int, each would convert it
+_ZERO = Decimal(0)
+_ONE = Decimal(1)
 OTHER = "other"
 UNSURE = "unsure"
 
@@ -457,7 +460,7 @@ def _segment(pos: int, bounds: list[int], lo: int, hi: int) -> tuple[int, int]:
 
 def _is_code(m: Mention, ident: Identity) -> bool:
     """A bare integer that is the item's code ("600519", "00700"), or a six-digit code."""
-    if m.quantum != 1 or m.percent or m.unit or m.currency or m.scaled or m.points or m.signed:
+    if m.quantum != _ONE or m.percent or m.unit or m.currency or m.scaled or m.points or m.signed:
         return False
     digits = m.text.replace(",", "")
     if "," in m.text:
@@ -486,7 +489,7 @@ def _bind(ctx: _Ctx, k: int, m: Mention, paired: str | None) -> Bound:
         field, via = _resolve(word, m), "respectively"
     # a percent beside a price is its change: "$512.30 (−0.42%)", "报41.59元，跌0.81%"
     if m.percent and field in _PRICE_LIKE and (field != F.LAST or not ctx.want.percent_last) \
-            and (m.signed or ctx.text[max(0, m.start - 2):m.start].strip()[-1:] in ("(", "（")
+            and (m.signed or ctx.text[m.start - 2 if m.start > 2 else 0:m.start].strip()[-1:] in ("(", "（")
                  or _direction(ctx.words, cs, m.start + 1)):
         field, via = F.CHANGE_PCT, "a signed percent beside the price"
     if not field and m.percent and (m.signed or _arrow(ctx.text, m.start)):
@@ -834,7 +837,7 @@ def _misfit_of(ctx: _Ctx, field: str, m: Mention, value: Decimal) -> str:
             return "points of change (bp / pp) are not a level"
         if m.count:
             return "a count of shares is not a price"
-        if value < 0:
+        if value < _ZERO:
             return "a negative number is not a price"
         if m.signed and not percent_level:  # "NVDA $181.81 ▲1.10% (+$1.98)"
             return "a number written with its sign is a change, not a price"

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
+from assay.core.lazy_pattern import lazy
+
 from .words import FirstChar, any_in, first_chars, longest_first
 
 # Full-width digits and signs to ASCII, one character for one, so spans stay valid in the
@@ -139,8 +141,9 @@ _LEFT_REV = FirstChar(
     ],
     re.IGNORECASE,
 )
-# (?-i:…): a CJK range compiled case-insensitively costs ms at import and has no case anyway
-_INDEX_LEFT_REV = re.compile(rf"\s*{_rev_words(_INDEX_WORDS)}(?![a-z]|(?-i:[\u4e00-\u9fff]))|"
+# (?-i:…): a CJK range compiled case-insensitively costs ms at import and has no case anyway;
+# compiled on first use: only a number an index name carries ("300", "500") needs it
+_INDEX_LEFT_REV = lazy(rf"\s*{_rev_words(_INDEX_WORDS)}(?![a-z]|(?-i:[\u4e00-\u9fff]))|"
                              rf"\s*{_rev_words(_INDEX_WORDS)}(?=(?-i:[\u4e00-\u9fff]))",
                              re.IGNORECASE)
 _CLOCK_LEFT_REV = re.compile(rf"\s*{_rev_words(_CLOCK_WORDS)}")

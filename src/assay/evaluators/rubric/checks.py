@@ -11,6 +11,8 @@ from . import words as F
 from .criteria import ABSOLUTE, EXPANDED_RANGE, RANGE, ROUNDING, Rule
 from .truth import Truth, TruthValue
 
+_ZERO = Decimal(0)  # `admits` compares with it per value: against an int 0 it would convert it
+
 
 class RuleNotApplicable(ValueError):
     """The rule cannot be applied to this field (e.g. a % tolerance on a price)."""
@@ -37,15 +39,15 @@ class Interval:
         step = self.step
         if step is None:
             return self.low <= value <= self.high
-        if step <= 0:
+        if step <= _ZERO:
             return round_half_up(value, step) == self.target
         # round_half_up(value, step) == target, without dividing: half-up rounds ties away
         # from zero, so a positive target takes [low, high), a negative one (low, high], and
         # zero (low, high)
         target = self.target
-        if target > 0:
+        if target > _ZERO:
             return self.low <= value < self.high
-        if target < 0:
+        if target < _ZERO:
             return self.low < value <= self.high
         return self.low < value < self.high
 
@@ -113,18 +115,21 @@ class Checker:
 
     def __init__(self, rule: Rule, truth: Truth, session: str = "") -> None:
         self.rule, self.truth, self.session = rule, truth, session
-        self._seen: dict[tuple[str, str, bool], Interval] = {}
+        # per (field, precision, percent): the interval, and the two checks against it (a
+        # Check is never changed once built: answers share them, and none is built per value)
+        self._seen: dict[tuple[str, str, bool], tuple[Interval, Check, Check]] = {}
 
     def check(self, field: str, value: Decimal, quantum: Decimal, percent: bool = False
               ) -> Check:
         # str, not the Decimal: 0.01 and 0.010 are equal but show differently in evidence
         key = (field, str(quantum), percent)
-        iv = self._seen.get(key)
-        if iv is None:
+        seen = self._seen.get(key)
+        if seen is None:
             iv = interval(field, quantum, self.rule, self.truth, self.session, percent)
+            seen = (iv, Check(True, iv), Check(False, iv))
             if len(self._seen) < 256:
-                self._seen[key] = iv
-        return Check(iv.admits(value), iv)
+                self._seen[key] = seen
+        return seen[1] if seen[0].admits(value) else seen[2]
 
 
 def _interval(low: Decimal, high: Decimal, truth: Decimal, how: str,

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import re
 
+from assay.core.lazy_pattern import lazy
+
 Day = tuple[int, int, int]  # (year or 0, month, day)
 
 _MONTHS = {"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8,
            "sep": 9, "oct": 10, "nov": 11, "dec": 12}
 _MONTH_RE = (r"(?P<mon>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|"
              r"aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
-_DATE = re.compile(
+# compiled on first use: only an answer with several values for one field needs its dates
+_DATE = lazy(
     "|".join([
         r"(?P<y1>(?:19|20)\d{2})\s*[-/.年]\s*(?P<m1>\d{1,2})\s*[-/.月]\s*(?P<d1>\d{1,2})",
         r"(?<!\d)(?P<m2>\d{1,2})\s*月\s*(?P<d2>\d{1,2})\s*[日号]",

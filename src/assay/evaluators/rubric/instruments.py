@@ -498,7 +498,8 @@ def scan(low: str, ident: Identity, original: str = "",
         elif not (word == "shares" and _COUNT_BEFORE.search(low, max(0, start - 24), start)):
             found.append((start, end, None))  # "8 shares", "3 million shares": a count
     for name in ident.ascii_names if low.isascii() else ident.names:
-        k = low.find(name)
+        # `in` first: most names are not in the answer, and str.find parses its arguments
+        k = low.find(name) if name in low else -1
         while k >= 0:
             end = k + len(name)
             # an English name is a whole word
@@ -507,7 +508,7 @@ def scan(low: str, ident: Identity, original: str = "",
                 found.append((k, end, True))
             k = low.find(name, end)
     for c in ident.word_codes:  # a bare ticker: "NVDA last price"
-        k = low.find(c)
+        k = low.find(c) if c in low else -1
         while k >= 0:
             end = k + len(c)
             if not ((k > 0 and _word_char(low[k - 1])) or (end < len(low) and

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from operator import itemgetter
 from typing import Final
 
@@ -53,7 +54,16 @@ def _roles() -> dict[str, Role]:
 
 
 ROLES: Final = _roles()
-TOKENS, _ = F.alternation({"token": tuple(ROLES)})
+
+
+@cache
+def _tokens_re() -> re.Pattern[str]:
+    """TOKENS: one regex over every word, longest match first (`words.alternation`). Built on
+    first use: it decides only where the two halves' words overlap (never on the corpora), and
+    building it was a third of this module's import."""
+    return F.alternation({"token": tuple(ROLES)})[0]
+
+
 # TOKENS's two halves (`words.alternation`: ASCII words, whole words only, tried first; the
 # others), each as one alternative per first character led by it (`words.led_by_first`): the
 # engine skips to a first character and drops the others in one test each, where TOKENS,
@@ -91,7 +101,7 @@ def tokens(low: str) -> list[tuple[int, int, str, Role]]:
     for k in range(1, len(out)):
         if out[k][0] < out[k - 1][1]:  # an overlap: the halves' searches may differ from one
             out = []
-            for m in TOKENS.finditer(low):
+            for m in _tokens_re().finditer(low):
                 w = m.group()
                 a = m.start()
                 out.append((a, a + len(w), w, ROLES[w]))

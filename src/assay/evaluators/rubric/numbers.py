@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
+from assay.core.lazy_pattern import lazy
+
 from .words import FirstChar, any_in, first_chars, longest_first
 
 # Full-width digits and signs to ASCII, one character for one, so spans stay valid in the
@@ -139,8 +141,9 @@ _LEFT_REV = FirstChar(
     ],
     re.IGNORECASE,
 )
-# (?-i:…): a CJK range compiled case-insensitively costs ms at import and has no case anyway
-_INDEX_LEFT_REV = re.compile(rf"\s*{_rev_words(_INDEX_WORDS)}(?![a-z]|(?-i:[\u4e00-\u9fff]))|"
+# (?-i:…): a CJK range compiled case-insensitively costs ms at import and has no case anyway;
+# compiled on first use: only a number an index name carries ("300", "500") needs it
+_INDEX_LEFT_REV = lazy(rf"\s*{_rev_words(_INDEX_WORDS)}(?![a-z]|(?-i:[\u4e00-\u9fff]))|"
                              rf"\s*{_rev_words(_INDEX_WORDS)}(?=(?-i:[\u4e00-\u9fff]))",
                              re.IGNORECASE)
 _CLOCK_LEFT_REV = re.compile(rf"\s*{_rev_words(_CLOCK_WORDS)}")
@@ -219,9 +222,10 @@ def _not_a_value(text: str, start: int, end: int, raw: str,
     if not prv:
         left = ""
     elif prv in _LEFT_FIRST or (prv.isascii() and prv.isalnum()):
-        left = text[max(0, start - _WINDOW):start][::-1]
+        left = text[start - _WINDOW if start > _WINDOW else 0:start][::-1]
     else:  # nothing a date, a time, a code or an index name ends with: only the index test
-        left = "" if raw not in _INDEX_NUMBERS else text[max(0, start - _WINDOW):start][::-1]
+        left = "" if raw not in _INDEX_NUMBERS else \
+            text[start - _WINDOW if start > _WINDOW else 0:start][::-1]
     if left:
         # "Au99.99: 981.02": a time's minutes have two digits, this is a value
         if _LEFT_REV.match(left) and not (len(raw) > 2 and left.lstrip()[:1] in ":："):
@@ -284,6 +288,7 @@ _CURRENCY_PREFIX_LOW = re.compile(r"(?:(?:us|hk|s|nt|a|c)?\$|rmb|usd|hkd|cny)\s?
 _CURRENCY_PREFIX = re.compile(r"(?:(?:us|hk|s|nt|a|c)?\$|¥|€|£|rmb|usd|hkd|cny)\s?$",
                               re.IGNORECASE)
 _QUANTA = [Decimal(1).scaleb(-n) for n in range(40)]
+_ZERO = Decimal(0)  # compared with per value: against an int 0, each test would convert it
 
 _MAGNITUDES = {
     "万亿": Decimal(10) ** 12, "千亿": Decimal(10) ** 11, "百亿": Decimal(10) ** 10,
@@ -493,7 +498,7 @@ def read_numbers(text: str, codes: list[tuple[int, int]] | None = None) -> list[
         k = start - 1
         while k >= 0 and text[k] == " ":
             k -= 1
-        lead = _LEAD_REV.match(text[max(0, start - 16):start][::-1]) \
+        lead = _LEAD_REV.match(text[start - 16 if start > 16 else 0:start][::-1]) \
             if k >= 0 and text[k] in _LEAD_TAILS else None
         approx = lead is not None and lead.group("approx") is not None
         after = suffix.end() if suffix is not None else end
@@ -518,10 +523,10 @@ def _ranges(text: str, found: list[Mention]) -> list[Mention]:
     out = list(found)
     for i in range(len(out) - 1):
         a, b = out[i], out[i + 1]
-        if a.range_with >= 0 or a.percent != b.percent or a.unit != b.unit or a.value < 0:
+        if a.range_with >= 0 or a.percent != b.percent or a.unit != b.unit or a.value < _ZERO:
             continue
         gap = text[a.end:b.start]
-        dash = b.signed and b.value < 0 and text[b.start] == "-"
+        dash = b.signed and b.value < _ZERO and text[b.start] == "-"
         word = (gap + ("-" if dash else "")).strip().lower()
         if len(word) > 3 or not _RANGE_GAP.fullmatch(word):
             continue

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
+from assay.core.lazy_pattern import lazy
 from assay.truth.vocabulary import code_core
 
 from . import words as F
@@ -30,6 +31,9 @@ from .numbers import Mention, normalise, read_numbers
 from .statements import SENT_CHARS, Layout, Subject, Unit, layout
 
 MINE = "mine"
+# Decimal constants for the comparisons made per value: against an int, each would convert it
+_ZERO = Decimal(0)
+_ONE = Decimal(1)
 OTHER = "other"
 UNSURE = "unsure"
 
@@ -457,7 +461,7 @@ def _segment(pos: int, bounds: list[int], lo: int, hi: int) -> tuple[int, int]:
 
 def _is_code(m: Mention, ident: Identity) -> bool:
     """A bare integer that is the item's code ("600519", "00700"), or a six-digit code."""
-    if m.quantum != 1 or m.percent or m.unit or m.currency or m.scaled or m.points or m.signed:
+    if m.quantum != _ONE or m.percent or m.unit or m.currency or m.scaled or m.points or m.signed:
         return False
     digits = m.text.replace(",", "")
     if "," in m.text:
@@ -486,7 +490,7 @@ def _bind(ctx: _Ctx, k: int, m: Mention, paired: str | None) -> Bound:
         field, via = _resolve(word, m), "respectively"
     # a percent beside a price is its change: "$512.30 (−0.42%)", "报41.59元，跌0.81%"
     if m.percent and field in _PRICE_LIKE and (field != F.LAST or not ctx.want.percent_last) \
-            and (m.signed or ctx.text[max(0, m.start - 2):m.start].strip()[-1:] in ("(", "（")
+            and (m.signed or ctx.text[m.start - 2 if m.start > 2 else 0:m.start].strip()[-1:] in ("(", "（")
                  or _direction(ctx.words, cs, m.start + 1)):
         field, via = F.CHANGE_PCT, "a signed percent beside the price"
     if not field and m.percent and (m.signed or _arrow(ctx.text, m.start)):
@@ -607,7 +611,7 @@ def _field_word(ctx: _Ctx, unit: Unit | None, m: Mention, cs: int, ce: int,
 
 # a word in brackets followed by its own number labels that number: "1.3433 (bid 1.3432 …)"
 _OPENS = re.compile(r"[(（\[]")
-_LABELS_NEXT = re.compile(r"(?:[ \t]*/[ \t]*[a-z\u4e00-\u9fff]+)*[ \t]*[:：=]?[ \t]*[-+−]?[$¥€£]?\d",
+_LABELS_NEXT = lazy(r"(?:[ \t]*/[ \t]*[a-z\u4e00-\u9fff]+)*[ \t]*[:：=]?[ \t]*[-+−]?[$¥€£]?\d",
                           re.IGNORECASE)
 # a separator between a value and the word after it: "$439.90 · mkt cap" is no market cap
 _SEPARATED = re.compile(r"[·•|;；/]")
@@ -687,9 +691,11 @@ def _first_name(names: list[Name], lo: int, hi: int, last: bool = False) -> Name
     return found
 
 
+# (this and the patterns below that find an unplaced name compile on first use, `lazy`: only
+# a value whose instrument no known name gives needs them)
 # Fillers that are not names: what is left of a label or a clause's start once field words,
 # dates and these are taken out is a name the reader cannot place (another company?).
-_FILLER = re.compile(F.trie(list((
+_FILLER = lazy(F.trie(list((
         "今日", "今天", "昨日", "昨天", "目前", "当前", "最新", "截至", "截止", "收盘", "盘中", "数据",
         "显示", "根据", "来源", "行情", "实时", "其中", "此外", "另外", "同时", "以及", "综上", "总结",
         "备注", "说明", "小结", "核心", "关键", "指标", "数值", "项目", "名称", "品种", "代码", "合约",
@@ -712,9 +718,9 @@ _FILLER = re.compile(F.trie(list((
         "更正", "修正", "纠正", "订正", "不对", "等等", "等一下", "抱歉", "实际上", "实际", "应为",
         "重新核对", "重新计算", "重新检查", "核对后", "经核实", "有误", "写错", "算错", "说错",
     ))))
-_CJK2 = re.compile(r"[\u4e00-\u9fff]{2,}")
-_NAMEISH = re.compile(r"[\u4e00-\u9fff]{2}|[A-Z]")
-_CAPWORD = re.compile(r"\b[A-Z][A-Za-z&'.-]{2,}(?:\s+[A-Z][A-Za-z&'.-]+)*")
+_CJK2 = lazy(r"[\u4e00-\u9fff]{2,}")
+_NAMEISH = lazy(r"[\u4e00-\u9fff]{2}|[A-Z]")
+_CAPWORD = lazy(r"\b[A-Z][A-Za-z&'.-]{2,}(?:\s+[A-Z][A-Za-z&'.-]+)*")
 _EN_STOP = frozenset({
     "The", "It", "Its", "Shares", "Share", "Stock", "Stocks", "Today", "On", "As", "At",
     "According", "Data", "Meanwhile", "However", "In", "Latest", "Price", "Close", "Closing",
@@ -787,8 +793,8 @@ _FUNCTION_CHARS = ("中再又也均都则仍还已将被把在于为是了的其
 
 
 # A name right before a field word (marked \x00) or the value: the clause's subject.
-_SUBJECT_ZH = re.compile(r"([\u4e00-\u9fff]{2,})\s*(?:[(（][^)）]*[)）])?\s*\x00")
-_SUBJECT_EN = re.compile(r"\b([A-Z][A-Za-z&'.-]{2,}(?:\s+[A-Z][A-Za-z&'.-]+)*)(?:'s)?\s*"
+_SUBJECT_ZH = lazy(r"([\u4e00-\u9fff]{2,})\s*(?:[(（][^)）]*[)）])?\s*\x00")
+_SUBJECT_EN = lazy(r"\b([A-Z][A-Za-z&'.-]{2,}(?:\s+[A-Z][A-Za-z&'.-]+)*)(?:'s)?\s*"
                          r"(?:[(（][^)）]*[)）])?\s*\x00")
 
 
@@ -834,7 +840,7 @@ def _misfit_of(ctx: _Ctx, field: str, m: Mention, value: Decimal) -> str:
             return "points of change (bp / pp) are not a level"
         if m.count:
             return "a count of shares is not a price"
-        if value < 0:
+        if value < _ZERO:
             return "a negative number is not a price"
         if m.signed and not percent_level:  # "NVDA $181.81 ▲1.10% (+$1.98)"
             return "a number written with its sign is a change, not a price"

@@ -24,13 +24,9 @@ _SEPARATOR = re.compile(r"\s*:?-{2,}:?\s*")
 _BULLET_FIRST = frozenset("-+•·▪◦>（(abcdefghABCDEFGH")
 
 
-@dataclass(slots=True)  # built per answer: see numbers.Mention on why not frozen
-class Subject:
-    """What a statement speaks of: the item's instrument (mine), another one, or a name the
-    reader cannot place (unknown: the statement may speak of something else)."""
-
-    mine: bool | None  # None: an unplaced name
-    text: str
+# What a statement speaks of: the name that gives it its subject (its `mine`: the item's
+# instrument or another one; its `text`), the Name itself rather than a copy built per answer.
+Subject = Name
 
 
 @dataclass(slots=True)  # built per answer: see numbers.Mention on why not frozen
@@ -74,7 +70,7 @@ def _first_subject(names: list[Name], lo: int, hi: int, fallback: Subject | None
         if lo <= n.start < hi:
             if n.mine is None:
                 return fallback
-            return Subject(n.mine, n.text)
+            return n
         if n.start >= hi:
             break
     return None

@@ -284,15 +284,24 @@ def _trie_pattern(words: list[str]) -> str:
         node[""] = {}
 
     def emit(node: dict) -> str:  # type: ignore[type-arg]
+        # a run of nodes with one child each and no word ending there (most of a trie's
+        # nodes): their characters in a row, without a call and a list per character
+        head = ""
+        while len(node) == 1:
+            ch = next(iter(node))
+            if not ch:
+                return head
+            head += re.escape(ch)
+            node = node[ch]
         ends = "" in node
         branches = [re.escape(ch) + emit(child) for ch, child in sorted(node.items()) if ch]
         if not branches:
-            return ""
+            return head
         body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
         if ends:
             # Greedy `?` keeps longest-match: the longer branch is tried before stopping here.
-            return "(?:" + body + ")?" if len(branches) == 1 else body + "?"
-        return body
+            return head + ("(?:" + body + ")?" if len(branches) == 1 else body + "?")
+        return head + body
 
     return emit(trie)
 
@@ -327,9 +336,12 @@ def led_by_first(words: list[str], boundary: bool, order: str = "") -> str:
     `order`: characters whose alternatives come first (the common ones); alternatives of
     different characters never match at the same place, so their order changes no match."""
     rank = {c: k for k, c in enumerate(order)}
+    by_first: dict[str, list[str]] = {}  # the words' rests, by first character, in one pass
+    for w in words:
+        by_first.setdefault(w[0], []).append(w[1:])
     alts = []
-    for c in sorted({w[0] for w in words}, key=lambda c: (rank.get(c, len(rank)), c)):
-        rest = [w[1:] for w in words if w[0] == c]
+    for c in sorted(by_first, key=lambda c: (rank.get(c, len(rank)), c)):
+        rest = by_first[c]
         body = _trie_pattern([r for r in rest if r]) if any(rest) else ""
         tail = (f"(?:{body})?" if body else "") if "" in rest else f"(?:{body})"
         e = re.escape(c)
@@ -490,33 +502,53 @@ class FirstChar:
     those that can start with the first non-blank character at `pos`: an anchored match of a
     long alternation enters every branch (with IGNORECASE the engine cannot skip a branch at its
     first character), a dict lookup picks the few that can match. Backreferences must be named
-    and the names unique (each alternative is compiled on its own or with a few others)."""
+    and the names unique (each alternative is compiled on its own or with a few others).
 
-    __slots__ = ("_by", "_rest")
+    Each character's pattern is compiled the first time a match starts with that character
+    (the alternatives are read for their first characters then too): a run meets a few of them,
+    and compiling them all was a third of `numbers`' import."""
+
+    __slots__ = ("_alternatives", "_by", "_chars", "_compiled", "_firsts", "_flags")
 
     def __init__(self, alternatives: list[str], flags: int = 0) -> None:
-        from re import _parser as P  # type: ignore[attr-defined]
-        firsts = []
-        for alt in alternatives:
-            got, blank = _first(P.parse(alt, flags).data)
-            firsts.append(None if got is None or blank else got)
-        always = [k for k, f in enumerate(firsts) if f is None]
-        compiled: dict[tuple[int, ...], re.Pattern[str] | None] = {}
+        self._alternatives = alternatives
+        self._flags = flags
+        self._firsts: list[set[str] | None] | None = None
+        self._chars: set[str] = set()
+        self._compiled: dict[tuple[int, ...], re.Pattern[str] | None] = {}
+        self._by: dict[str, re.Pattern[str] | None] = {}  # first character → its pattern
 
-        def pattern(keys: tuple[int, ...]) -> re.Pattern[str] | None:
-            if keys not in compiled:
-                compiled[keys] = re.compile("|".join(alternatives[k] for k in keys),
-                                            flags) if keys else None
-            return compiled[keys]
-
-        chars = set().union(*(f for f in firsts if f is not None))
-        self._by = {c: pattern(tuple(k for k, f in enumerate(firsts) if f is None or c in f))
-                    for c in chars}
-        self._rest = pattern(tuple(always))
+    def _pattern_for(self, c: str) -> re.Pattern[str] | None:
+        """The alternatives that can start with `c` (those that can start with anything, where
+        none names it), compiled as one pattern, and kept for `c` (for any character while
+        few are kept, for those the alternatives name always)."""
+        firsts = self._firsts
+        if firsts is None:
+            from re import _parser as P  # type: ignore[attr-defined]
+            firsts = []
+            for alt in self._alternatives:
+                got, blank = _first(P.parse(alt, self._flags).data)
+                firsts.append(None if got is None or blank else got)
+            self._firsts = firsts
+            self._chars = set().union(*(f for f in firsts if f is not None))
+        keys = tuple(k for k, f in enumerate(firsts) if f is None or c in f)
+        if keys not in self._compiled:
+            self._compiled[keys] = re.compile(
+                "|".join(self._alternatives[k] for k in keys), self._flags) if keys else None
+        p = self._compiled[keys]
+        if c in self._chars or len(self._by) < 1024:
+            self._by[c] = p
+        return p
 
     def match(self, text: str, pos: int = 0) -> bool:
         k, n = pos, len(text)
         while k < n and text[k].isspace():
             k += 1
-        p = self._by.get(text[k], self._rest) if k < n else self._rest
+        c = text[k] if k < n else ""
+        p = self._by.get(c, _UNSEEN)
+        if p is _UNSEEN:
+            p = self._pattern_for(c)
         return p is not None and p.match(text, pos) is not None
+
+
+_UNSEEN: Any = object()  # FirstChar: a first character whose pattern is not compiled yet

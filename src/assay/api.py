@@ -26,11 +26,11 @@ import orjson
 
 from assay.core.errors import ConfigError
 from assay.core.registry import install_hint
-from assay.runner.evaluator_entries import EntryError, parse_entry
+from assay.runner.evaluator_entries import EntryError
 from assay.runner.execute import run_experiment
 from assay.runner.pipeline import Progress
 from assay.runner.scope import Origin
-from assay.runner.spec import DatasetSpec, ExperimentSpec, located
+from assay.runner.spec import DatasetSpec, ExperimentSpec, located, parse_entry
 from assay.store import repo
 from assay.store.db import open_engine
 from assay.store.rows import result_record

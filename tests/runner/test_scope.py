@@ -22,8 +22,8 @@ from assay.report.aggregate import aggregate, summary_by_evaluator
 from assay.report.compare import compare_runs
 from assay.report.junit import run_junit
 from assay.runner.evaluator_entries import cli_entries
-from assay.runner.scope import Scope, parse_when
-from assay.runner.spec import load_spec
+from assay.runner.scope import Scope
+from assay.runner.spec import load_spec, parse_when
 from assay.store.db import open_engine
 from tests.invoke import assay_in_process, cli_env
 

@@ -68,7 +68,7 @@ def _pct(values: list[float], q: float) -> str:
 
 def _when_text(recorded: Any) -> str:
     """An evaluator's `when:` as the manifest keeps it, in one line (`{reference: number}`)."""
-    from assay.runner.scope import parse_when
+    from assay.runner.spec import parse_when
 
     try:
         return parse_when(recorded).text()

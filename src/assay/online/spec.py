@@ -35,8 +35,8 @@ from pydantic import (
 
 from assay.core.specmodel import AUTO, SpecModel, empty_if_none, number, problem, spec_error
 from assay.core.yamltext import KeyLines, read_text, yaml_mapping
-from assay.runner.evaluator_entries import EvaluatorEntry, EvaluatorSpec
-from assay.runner.spec import CommonSettings
+from assay.runner.evaluator_entries import EvaluatorSpec
+from assay.runner.spec_models import CommonSettings, EvaluatorEntry
 
 DAY_S = 86_400.0  # a trace waits at most this long to complete
 MAX_CONCURRENCY = 10_000  # one task per worker: 10^8 of them was a MemoryError

@@ -15,18 +15,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, ClassVar
+from typing import Any
 
 import yaml
-from pydantic import Field, PrivateAttr, ValidationError, ValidationInfo, model_validator
 
 from assay.core.errors import ConfigError
-from assay.core.specmodel import SpecModel, empty_if_none, explain, first_error, problem
 from assay.evaluators.build import TEMPLATE_SUFFIXES
 from assay.evaluators.builtin.custom import PREFIX, split_ref
 from assay.evaluators.registry import EVALUATORS
 
-from .scope import Origin, When, WhenModel
+from .scope import Origin, When
 
 
 @dataclass
@@ -46,71 +44,31 @@ class EntryError(ConfigError):
         self.keys = keys
 
 
-class EvaluatorEntry(SpecModel):
-    """An entry as a mapping (a bare name is `{name: NAME}`, `python:F:FN` is `{python: F:FN}`);
-    validated with `context={"base": FOLDER}`, the folder its paths are relative to."""
-
-    keys_in_order: ClassVar[bool] = True
-    name: str | None = None
-    python: str | None = Field(None, description="FILE.py:FUNCTION")
-    model: str | None = None
-    mapping: Annotated[dict[str, str], empty_if_none(dict)] = Field(
-        {}, description="a mapping of VARIABLE: FIELD")
-    args: dict[str, Any] | None = Field(None, description="a mapping of NAME: VALUE")
-    label: Any = None
-    when: WhenModel | None = Field(
-        None, description="a condition: a mapping with reference, field, not, any or all")
-    _spec: EvaluatorSpec = PrivateAttr()
-
-    @model_validator(mode="before")
-    @classmethod
-    def _shorthand(cls, e: Any) -> Any:
-        if isinstance(e, str):
-            return {"python": e.removeprefix(PREFIX)} if e.startswith(PREFIX) else {"name": e}
-        if not isinstance(e, dict) or ("name" in e) == ("python" in e):
-            raise problem("must be a name, or a mapping with 'name' (or 'python: "
-                          "FILE:FUNCTION')")
-        return e
-
-    @model_validator(mode="after")
-    def _build(self, info: ValidationInfo) -> EvaluatorEntry:
-        base = Path((info.context or {})["base"])
-        try:
-            if "python" in self.model_fields_set:
-                if self.python is None:
-                    raise EntryError("must be FILE.py:FUNCTION", "python")
-                self._spec = _python(self.python, self.args, self.label, base, "python")
-                self._spec.when = self.when.build() if self.when is not None else None
-                return self
-            name = str(self.name) + (f"@{self.model}" if self.model else "")
-            spec = EvaluatorSpec(name, dict(self.mapping), dict(self.args or {}))
-            if self.label is not None:
-                spec.args["label"] = self.label
-            _resolve_paths(spec, base)
-            _try_build(spec, "args" if self.args is not None else
-                       "label" if "label" in self.model_fields_set else None)
-        except EntryError as exc:
-            raise problem(str(exc), *exc.keys) from None
-        spec.when = self.when.build() if self.when is not None else None
-        self._spec = spec
-        return self
-
-    @property
-    def spec(self) -> EvaluatorSpec:
-        return self._spec
+def parse_text_entry(e: str, base: Path) -> EvaluatorSpec:
+    """An entry written as text — a name, `NAME@MODEL` or `python:FILE:FUNCTION` — as the
+    spec's model reads it (runner/spec_models.py), without pydantic: `assay score -e NAME`,
+    the Python API's names. An EntryError when it is none."""
+    if e.startswith(PREFIX):
+        return python_entry(e.removeprefix(PREFIX), None, None, base, "python")
+    return named_entry(e, base)
 
 
-def parse_entry(e: Any, base: Path) -> EvaluatorSpec:
-    """One entry (the Python API's and `--evaluator`'s too); paths relative to `base`."""
-    try:
-        return EvaluatorEntry.model_validate(e, context={"base": base}).spec
-    except ValidationError as exc:
-        keys, message = explain(first_error(exc), EvaluatorEntry)
-        raise EntryError(message, *keys) from None
+def named_entry(name: str, base: Path, mapping: dict[str, str] | None = None,
+                args: dict[str, Any] | None = None, label: Any = None,
+                label_given: bool = False) -> EvaluatorSpec:
+    """A registry entry's evaluator (`numeric`, `coze-correctness@judge`) with its mapping,
+    arguments and label; checked as far as it can be before the run (`_try_build`)."""
+    spec = EvaluatorSpec(name, dict(mapping or {}), dict(args or {}))
+    if label is not None:
+        spec.args["label"] = label
+    _resolve_paths(spec, base)
+    _try_build(spec, "args" if args is not None else "label" if label_given else None)
+    return spec
 
 
-def _python(ref: str, args: dict[str, Any] | None, label: Any, base: Path,
-            key: str) -> EvaluatorSpec:
+def python_entry(ref: str, args: dict[str, Any] | None, label: Any, base: Path,
+                 key: str) -> EvaluatorSpec:
+    """A custom check, `FILE.py:FUNCTION` (`key`: the entry's key that names it)."""
     try:
         path, function = split_ref(ref)
     except ConfigError as exc:

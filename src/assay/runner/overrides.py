@@ -8,9 +8,9 @@ from typing import Any
 
 from assay.core.errors import ConfigError
 
-from .evaluator_entries import EntryError, parse_entry
+from .evaluator_entries import EntryError
 from .executor_spec import EXECUTORS
-from .spec import ExperimentSpec
+from .spec import ExperimentSpec, parse_entry
 
 
 @dataclass

@@ -20,7 +20,7 @@ from assay.store.rows import truth_from_row
 
 from .conversation import conversation_score, judged_turn_items, scale_of, turn_skip
 from .evaluate import evaluate
-from .scope import Scope
+from .scope import Condition, Scope
 from .session import RunSession, run_timeout
 
 JURY_PREFIX = "jury-"
@@ -63,6 +63,16 @@ def _evaluator_specs(manifest: dict[str, Any]) -> list[tuple[str, dict[str, str]
     return [(e["name"], mappings.get(e["name"], {})) for e in manifest.get("evaluators") or []]
 
 
+def _recorded_scope(manifest_evaluators: list[dict[str, Any]]) -> Scope:
+    """The scope a run's manifest records (its evaluators' `when`)."""
+    if not any(e.get("when") for e in manifest_evaluators):
+        return Scope()
+    from .spec import parse_when  # the `when:` model: pydantic, for a run that has one
+
+    return Scope({str(e["name"]): Condition(parse_when(e["when"]))
+                  for e in manifest_evaluators if e.get("when")})
+
+
 async def replay_run(engine: Engine, run_id: str, *, fresh: bool = False,
                      models_file: Path | None = None, concurrency: int = 16,
                      keep: int = 20, timeout_s: float | None = None) -> ReplayReport:
@@ -88,7 +98,7 @@ async def replay_run(engine: Engine, run_id: str, *, fresh: bool = False,
             manifest, [(n, m) for n, m in _evaluator_specs(manifest)
                        if not n.startswith(JURY_PREFIX)])
         # the items each evaluator scored, as the run recorded (a skipped one stays skipped)
-        scope = Scope.from_records(manifest.get("evaluators") or [])
+        scope = _recorded_scope(manifest.get("evaluators") or [])
         per: dict[str, Replayed] = {}
         for name, ev in evaluators.items():
             versions = {r["evaluator_version"] for r in stored if r["evaluator"] == name}

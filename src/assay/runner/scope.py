@@ -27,7 +27,7 @@ list, or text with commas: "exact, numeric"), if it has one, names it, and its
 the reason: recorded, never a 0 or an error, and outside the evaluator's counts and mean.
 
 Nothing here evaluates code: a condition is data, checked at load like every key of a spec
-(core/specmodel.py), and a `field` no selected item has stops the run before it starts, on the
+(its model: runner/spec_models.py), and a `field` no selected item has stops the run before it starts, on the
 line of the spec that names it."""
 
 from __future__ import annotations
@@ -35,15 +35,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import Field, ValidationError, model_validator
+from typing import Any
 
 from assay.core.errors import ConfigError, DataError
-from assay.core.specmodel import SpecModel, explain, first_error, problem
 from assay.core.types import Item, Score
 from assay.core.yamltext import KeyLines
-from assay.evaluators.builtin.numeric import expected_number
 
 Keys = tuple[str | int, ...]
 REFERENCE = "reference_output"  # the field `reference:` reads: the checks' expected answer
@@ -89,7 +85,8 @@ class When:
                 yield from w.fields()
 
     def as_dict(self) -> dict[str, Any]:
-        """As a spec writes it (the manifest keeps this; `parse_when` reads it back)."""
+        """As a spec writes it (the manifest keeps this; runner/spec.py's `parse_when` reads
+        it back)."""
         out: dict[str, Any] = {}
         if self.reference is not None:
             out["reference"] = self.reference
@@ -138,6 +135,10 @@ def _reference_is(item: Item, kind: str) -> bool:
     value = item.fields.get(REFERENCE)
     if _empty(value):
         return False  # no reference: neither a number nor text
+    # imported here: `numeric`'s reader of numbers is the rubric's, a tenth of a second of
+    # start-up that only a run with a `reference:` condition needs
+    from assay.evaluators.builtin.numeric import expected_number
+
     number = not isinstance(expected_number(value), str)
     return number if kind == "number" else not number
 
@@ -152,74 +153,6 @@ def _field_matches(item: Item, name: str, op: str | None, values: tuple[Any, ...
     have = value if isinstance(value, list) else [value]
     return any(v in values or _as_text(v) in wanted for v in have
                if not isinstance(v, dict | list))
-
-
-# -- reading one: a spec's `when:` -----------------------------------------------------------
-
-class WhenModel(SpecModel):
-    """`when:` as a spec writes it (see the module's docstring)."""
-
-    keys_in_order = True
-    reference: Literal["number", "text"] | None = Field(
-        None, description="number or text (what the item's reference_output states)")
-    field: str | None = Field(None, description="the name of an item field")
-    equals: Scalar | None = Field(None, description="a value (text, a number or true/false)")
-    in_: list[Scalar] | None = Field(None, alias="in", min_length=1,
-                                     description="a non-empty list of values")
-    not_: WhenModel | None = Field(None, alias="not", description="a condition (a mapping)")
-    any_: list[WhenModel] | None = Field(None, alias="any", min_length=1,
-                                         description="a non-empty list of conditions")
-    all_: list[WhenModel] | None = Field(None, alias="all", min_length=1,
-                                         description="a non-empty list of conditions")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _shape(cls, data: Any) -> Any:
-        if not isinstance(data, dict) or not data:
-            raise problem("must be a condition: a mapping with reference, field, not, any "
-                          "or all (docs/evaluators.md, Mixed datasets)")
-        return data
-
-    @model_validator(mode="after")
-    def _rules(self) -> WhenModel:
-        given = self.model_fields_set
-        for key, alias in (("equals", "equals"), ("in_", "in")):
-            if key in given and self.field is None:
-                raise problem(f"'{alias}' compares a field: give 'field' beside it", alias)
-        if {"equals", "in_"} <= given:
-            raise problem("give 'equals' or 'in', not both", "in")
-        if "equals" in given and self.equals is None:
-            raise problem("must be a value (text, a number or true/false)", "equals")
-        if "field" in given and not (self.field or "").strip():
-            raise problem("must be the name of an item field", "field")
-        return self
-
-    def build(self, keys: Keys = ("when",)) -> When:
-        op = "equals" if "equals" in self.model_fields_set else \
-            "in" if self.in_ is not None else None
-        values: tuple[Any, ...] = (self.equals,) if op == "equals" else tuple(self.in_ or ())
-        return When(
-            reference=self.reference, field=self.field, op=op, values=values,
-            negated=self.not_.build((*keys, "not")) if self.not_ is not None else None,
-            any_of=tuple(w.build((*keys, "any", i)) for i, w in enumerate(self.any_))
-            if self.any_ is not None else None,
-            all_of=tuple(w.build((*keys, "all", i)) for i, w in enumerate(self.all_))
-            if self.all_ is not None else None,
-            keys=keys)
-
-
-WhenModel.model_rebuild()
-
-
-def parse_when(data: Any) -> When:
-    """A condition as the manifest keeps it (`When.as_dict`), for replay; a ConfigError when
-    it is no longer one."""
-    try:
-        return WhenModel.model_validate(data).build()
-    except ValidationError as exc:
-        keys, message = explain(first_error(exc), WhenModel)
-        where = ".".join(str(k) for k in ("when", *keys))
-        raise ConfigError(f"{where}: {message}") from None
 
 
 # -- where an entry was written --------------------------------------------------------------
@@ -284,12 +217,6 @@ class Scope:
     def records(self) -> dict[str, dict[str, Any]]:
         """The conditions as the manifest keeps them, by evaluator name."""
         return {name: c.when.as_dict() for name, c in self.conditions.items()}
-
-    @classmethod
-    def from_records(cls, manifest_evaluators: Sequence[Mapping[str, Any]]) -> Scope:
-        """The scope a run's manifest records (its evaluators' `when`), for replay."""
-        return cls({str(e["name"]): Condition(parse_when(e["when"]))
-                    for e in manifest_evaluators if e.get("when")})
 
 
 def _names(evaluator: str, named: str) -> bool:

@@ -1,8 +1,9 @@
 """What `assay score` loads before its first item: no pydantic (the spec models are read only
-where a spec needs them: runner/spec.py) and not the rubric's reader of numbers (a `when:
-{reference: number}` condition needs it, a json-valid score does not). Each a tenth of a second
-or more of every score's start-up. Checked in a fresh interpreter: this process has loaded
-every module already."""
+where a spec needs them: runner/spec.py), not the rubric's reader of numbers (a `when:
+{reference: number}` condition needs it, a json-valid score does not) and not the conversation
+modules (a dataset with conversations needs them). Each a tenth of a second or so of every
+score's start-up. Checked in a fresh interpreter: this process has loaded every module
+already."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ pytestmark = pytest.mark.process
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 HEAVY = ("pydantic", "pydantic_core", "assay.runner.spec_models", "assay.core.specmodel",
-         "assay.evaluators.rubric.numbers")
+         "assay.evaluators.rubric.numbers", "assay.core.conversation",
+         "assay.runner.conversation", "assay.runner.simulator", "assay.store.conversations")
 PROBE = """
 import asyncio, json, sys
 from pathlib import Path

@@ -12,12 +12,11 @@ from rich.console import Console
 from rich.table import Table
 from rich.tree import Tree
 
-from assay.core.conversation import is_conversation
 from assay.core.errors import ConfigError
 from assay.core.humane import gap as humane_gap
 from assay.core.humane import interval, plain, stale
 from assay.core.trajectory import ITEM, trajectory_of
-from assay.core.types import Answer, Item
+from assay.core.types import Answer, Item, is_conversation
 from assay.store import repo
 from assay.store.db import open_engine
 from assay.store.rows import answer_call, result_call

@@ -19,7 +19,7 @@ from typing import Any
 
 from .errors import ConfigError
 from .model_call import ModelCall
-from .types import Answer, Item, Score, TruthSnapshot
+from .types import Answer, Item, Score, TruthSnapshot, is_conversation
 
 
 class Outcome(StrEnum):
@@ -90,20 +90,6 @@ class Plan:
     evaluate: str | None = None  # each_turn | final_turn | never; None: the spec's
 
 
-@dataclass(frozen=True)
-class Settings:
-    """The spec's `conversation:` section."""
-
-    score: str = "min"
-    max_turns: int = 10
-    max_minutes: float | None = None
-    evaluate: str = "each_turn"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"score": self.score, "max_turns": self.max_turns,
-                "max_minutes": self.max_minutes, "evaluate": self.evaluate}
-
-
 @dataclass(frozen=True, slots=True)
 class Turn:
     """One exchange: the user's message (scripted or simulated, with the simulator's call) and
@@ -118,14 +104,6 @@ class Turn:
     scores: tuple[Score, ...] = ()
     ended: Outcome | None = None  # the conversation ended at this turn (a stop, a target's end)
     error: str | None = None  # the user's message failed (the simulator's request or reply)
-
-
-def is_conversation(item: Item) -> bool:
-    """Whether the row is a conversation: it has `turns` or `simulated_user`, not empty (a
-    CSV mixing questions and conversations has the column, empty on a question's row)."""
-    fields = item.fields
-    return fields.get("turns") not in (None, "") or \
-        fields.get("simulated_user") not in (None, "")
 
 
 def history_of(item: Item) -> list[dict[str, str]] | None:

@@ -51,6 +51,16 @@ class Item:
         return Item(self.id, {**self.fields, name: value}, self.dataset_version, self.line)
 
 
+def is_conversation(item: Item) -> bool:
+    """Whether the row is a conversation (core/conversation.py): it has `turns` or
+    `simulated_user`, not empty (a CSV mixing questions and conversations has the column,
+    empty on a question's row). Here, beside the item, so that a run asks it of every item
+    without importing the conversation modules."""
+    fields = item.fields
+    return fields.get("turns") not in (None, "") or \
+        fields.get("simulated_user") not in (None, "")
+
+
 @record
 class Answer:
     """What a target produced for an item. `call`: the model request behind it (a model

@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from assay.core import humane
-from assay.core.conversation import is_conversation, plan_of
+from assay.core.conversation import plan_of
 from assay.core.errors import ConfigError
-from assay.core.types import Item
+from assay.core.types import Item, is_conversation
 
 
 def marked(text: str, values: list[dict[str, Any]], ignored: list[dict[str, Any]] | None = None

@@ -24,7 +24,6 @@ from assay.core.conversation import (
     Message,
     Outcome,
     Plan,
-    Settings,
     Turn,
     combine,
     plan_of,
@@ -40,6 +39,7 @@ from assay.traces import semconv, semconv_llm
 from assay.traces.spans import Trace, tool_spans
 
 from .evaluate import evaluate_traced
+from .experiment_spec import ConversationSettings
 from .simulator import UserTurn, next_user_turn
 from .work import Work
 
@@ -51,7 +51,7 @@ class ConversationPlayer:
     """Plays the conversation samples of one run, through its sample pipeline's commit
     policy, truth capture, evaluators and scope."""
 
-    def __init__(self, pipeline: SamplePipeline, settings: Settings,
+    def __init__(self, pipeline: SamplePipeline, settings: ConversationSettings,
                  client: Callable[[str], ModelClient] | None,
                  prior: dict[Key, list[Turn]] | None = None) -> None:
         self.p = pipeline

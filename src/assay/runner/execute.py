@@ -18,16 +18,15 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay.core.conversation import is_conversation, plan_of, probe_items
 from assay.core.costs import CostSheet
 from assay.core.errors import ConfigError
 from assay.core.tally import Summary
+from assay.core.types import is_conversation
 from assay.datasets.loader import load_dataset
 from assay.datasets.named import load_named, parse_ref
 from assay.datasets.select import select_items
 from assay.models.budget import Budget, BudgetExceeded
 from assay.store import lease, repo
-from assay.store.conversations import conversation_turns, outcome_counts
 from assay.store.costs import run_cost_sheet
 from assay.store.dataset_names import NamedVersion
 from assay.store.db import Engine
@@ -38,7 +37,6 @@ from assay.truth.capture import Capture, TruthConfig
 
 from .checks import check_answers, check_evaluators, check_fillable
 from .commit import BatchCommit, GroupCommit
-from .conversation import ConversationPlayer
 from .gc_tuning import building_long_lived_data, long_lived_data_frozen
 from .manifest import build_manifest
 from .overrides import Overrides, apply_overrides
@@ -46,7 +44,6 @@ from .pipeline import Progress, SamplePipeline
 from .resume import Prior, load_prior
 from .scope import applies_per_item, check_scope
 from .session import RunSession, built, evaluator_records, ground_truth_record
-from .simulator import prompt_record
 from .spec import ExperimentSpec
 from .spending import budget_record, run_budget
 from .stop import deferred_interrupt
@@ -158,10 +155,16 @@ async def _run(session: RunSession, spec: ExperimentSpec, prior: Prior | None, *
         truth_cfg = TruthConfig.parse(spec.ground_truth, spec.truth, spec.base)
         capture = Capture(truth_cfg) if truth_cfg.mode != "stored" else None
         where = _display(dataset.path)
-        # conversation items are checked as the turns they will be answered and judged as
+        # conversation items are checked as the turns they will be answered and judged as;
+        # the conversation modules are imported for a dataset that has some (a tenth of a
+        # second of every other run's start-up)
         talks = [it for it in chosen if is_conversation(it)]
         simulators = _simulator_models(talks, factory.client, where)
-        checked = probe_items(chosen) if talks else chosen
+        checked = chosen
+        if talks:
+            from assay.core.conversation import probe_items
+
+            checked = probe_items(chosen)
         # Without a condition or an item naming its evaluators, nothing is asked per item: a
         # 100,000-item score run paid ~12 k instructions an item for asking (BENCHMARKS.md);
         # a conversation's turns may name theirs
@@ -204,10 +207,8 @@ async def _run(session: RunSession, spec: ExperimentSpec, prior: Prior | None, *
                 seed=ds.seed, repeats=spec.repeats, concurrency=spec.concurrency,
                 commit=spec.commit, jury=spec.jury,
                 ground_truth=ground_truth_record(truth_cfg, capture),
-                **({"conversation": {**spec.conversation.to_json(), "items": len(talks),
-                                     **({"simulator": {**prompt_record(),
-                                                       "models": simulators}}
-                                        if simulators else {})}} if talks else {}),
+                **({"conversation": _conversation_record(spec, talks, simulators)}
+                   if talks else {}),
                 tags=spec.tags, **({"executor": {
                     "type": spec.executor.type, "address": spec.executor.address,
                     "workers": spec.executor.workers,
@@ -228,6 +229,10 @@ async def _run(session: RunSession, spec: ExperimentSpec, prior: Prior | None, *
                                   timeout_s=spec.timeout_s, truth_mode=truth_cfg.mode,
                                   jury=spec.jury, scope=active)
         if talks:
+            from assay.store.conversations import conversation_turns
+
+            from .conversation import ConversationPlayer
+
             pipeline.player = ConversationPlayer(
                 pipeline, spec.conversation, factory.client,
                 conversation_turns(engine, run_id) if prior is not None else None)
@@ -249,10 +254,15 @@ async def _run(session: RunSession, spec: ExperimentSpec, prior: Prior | None, *
     if factory.clients:  # a run that called no model has cost nothing: no query for it
         costs = run_cost_sheet(engine, run_id)
         repo.merge_summary(engine, run_id, {"costs": costs.as_dict()})
+    outcomes: dict[str, dict[str, int]] = {}
+    if talks:
+        from assay.store.conversations import outcome_counts
+
+        outcomes = outcome_counts(engine, run_id)
     result = RunResult(run_id, status, spec, progress.total, progress.done, summary, kind=kind,
                        dataset_name=dataset.name, stop_reason=stop_reason,
                        budget=budget_record(budget).get("budget", {}), costs=costs,
-                       notes=notes, outcomes=outcome_counts(engine, run_id) if talks else {})
+                       notes=notes, outcomes=outcomes)
     endpoint = spec.otlp or endpoint_from_env()
     if endpoint:
         result.otlp = await export_new_spans(engine, run_id, endpoint,
@@ -265,6 +275,10 @@ def _simulator_models(talks: list[Any], client: Callable[[str], Any], where: str
     """The models the simulated users of these conversations run on, each built now: an
     unknown one stops the run before anything is sent, and every one is in the manifest."""
     models: list[str] = []
+    if not talks:
+        return models
+    from assay.core.conversation import plan_of
+
     for item in talks:
         try:
             plan = plan_of(item)
@@ -278,6 +292,15 @@ def _simulator_models(talks: list[Any], client: Callable[[str], Any], where: str
                                   f"simulated_user.model: {exc}") from None
             models.append(plan.simulated.model)
     return models
+
+
+def _conversation_record(spec: ExperimentSpec, talks: list[Any], simulators: list[str]
+                         ) -> dict[str, Any]:
+    """The manifest's `conversation`: the settings, how many items, the simulated users'."""
+    from .simulator import prompt_record
+
+    return {**spec.conversation.to_json(), "items": len(talks),
+            **({"simulator": {**prompt_record(), "models": simulators}} if simulators else {})}
 
 
 def _display(path: str | Path) -> str:

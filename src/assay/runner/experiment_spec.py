@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.core.conversation import Settings
 from assay.targets.spec import TargetSpec
 
 from .evaluator_entries import EvaluatorSpec
@@ -19,6 +18,21 @@ from .executor_spec import ExecutorSpec
 MAX_REPEATS = 10_000
 JURY_METHODS = ("majority", "mean")
 GROUND_TRUTH_MODES = ("stored", "live", "snapshot:FOLDER[@YYYY-MM-DD]")
+
+
+@dataclass(frozen=True)
+class ConversationSettings:
+    """The spec's `conversation:` section: how conversation items are played and scored
+    (runner/conversation.py; its values: core/conversation.py's COMBINE and EVALUATE)."""
+
+    score: str = "min"
+    max_turns: int = 10
+    max_minutes: float | None = None
+    evaluate: str = "each_turn"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"score": self.score, "max_turns": self.max_turns,
+                "max_minutes": self.max_minutes, "evaluate": self.evaluate}
 
 
 @dataclass
@@ -57,8 +71,8 @@ class ExperimentSpec:
     judge_model: str | None = None  # the model for judges named without @MODEL
     executor: ExecutorSpec = field(default_factory=ExecutorSpec)  # local, or a Ray cluster
     budget_usd: float | None = None  # stop before a request would pass it (models/budget.py)
-    # how conversation items are played and scored (core/conversation.py)
-    conversation: Settings = field(default_factory=Settings)
+    # how conversation items are played and scored (runner/conversation.py)
+    conversation: ConversationSettings = field(default_factory=ConversationSettings)
     raw: dict[str, Any] = field(default_factory=dict)
 
     @property

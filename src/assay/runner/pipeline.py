@@ -17,9 +17,8 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from assay.core.calls import FAILURES, BoundedElsewhere, failure_text, within
-from assay.core.conversation import is_conversation
 from assay.core.errors import AssayError
-from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot
+from assay.core.types import Answer, Item, Score, ScoreStatus, TruthSnapshot, is_conversation
 from assay.evaluators.base import Evaluator
 from assay.evaluators.jury import combine
 from assay.store import repo

@@ -24,7 +24,7 @@ from pydantic import (
     model_validator,
 )
 
-from assay.core.conversation import COMBINE, EVALUATE, Settings
+from assay.core.conversation import COMBINE, EVALUATE
 from assay.core.errors import ConfigError
 from assay.core.specmodel import (
     AUTO,
@@ -47,6 +47,7 @@ from .experiment_spec import (
     GROUND_TRUTH_MODES,
     JURY_METHODS,
     MAX_REPEATS,
+    ConversationSettings,
     DatasetSpec,
     ExperimentSpec,
     resolve,
@@ -391,8 +392,8 @@ class ConversationSection(SpecModel):
     evaluate: Literal["each_turn", "final_turn", "never"] = Field(
         "each_turn", description=f"one of {', '.join(EVALUATE)}")
 
-    def build(self) -> Settings:
-        return Settings(self.score, self.max_turns, self.max_minutes, self.evaluate)
+    def build(self) -> ConversationSettings:
+        return ConversationSettings(self.score, self.max_turns, self.max_minutes, self.evaluate)
 
 
 class RunSpecModel(CommonSettings):
@@ -452,7 +453,7 @@ class RunSpecModel(CommonSettings):
             judge_model=self.judge_model or None,
             executor=self.executor.build() if self.executor else ExecutorSpec(),
             budget_usd=self.budget.usd if self.budget else None,
-            conversation=self.conversation.build() if self.conversation else Settings(),
+            conversation=self.conversation.build() if self.conversation else ConversationSettings(),
             raw=raw)
 
 

@@ -33,7 +33,16 @@ SAMPLE = ROOT / "examples" / "finsearch_t1_sample.json"
 ASSAY = str(Path(sys.executable).parent / "assay")
 
 
-def run_assay(tmp: Path, base_url: str, concurrency: int) -> tuple[float, float, float, float]:
+def bench_items(n: int) -> list[dict[str, object]]:
+    """The bench's dataset: the T1 sample repeated with fresh ids."""
+    base = json.loads(SAMPLE.read_text("utf-8"))
+    return [dict(base[i % len(base)], prompt_id=f"b{i}") for i in range(n)]
+
+
+def write_run(tmp: Path, base_url: str, concurrency: int) -> list[str]:
+    """Writes the models file and the spec (a model target, then the LLM judge, both on the stub)
+    into tmp, next to tmp/items.json; returns the arguments of `assay` that run it, from tmp.
+    Shared with bench/run_instructions.sh, which runs the same command under callgrind."""
     (tmp / "assay-models.yaml").write_text(json.dumps({"models": {"stub": {
         "base_url": base_url, "model": "stub", "max_concurrency": concurrency,
         "timeout_s": 60}}}), "utf-8")
@@ -41,10 +50,14 @@ def run_assay(tmp: Path, base_url: str, concurrency: int) -> tuple[float, float,
         "name": "bench", "dataset": "items.json",
         "targets": [{"name": "m", "type": "model", "model": "stub", "prompt": "{prompt}"}],
         "evaluators": ["finsearch-t1-judge@stub"], "concurrency": concurrency}), "utf-8")
+    return ["run", "spec.yaml", "--no-cache", "-q", "--db", f"sqlite:///{tmp / 'b.db'}"]
+
+
+def run_assay(tmp: Path, base_url: str, concurrency: int) -> tuple[float, float, float, float]:
+    argv = write_run(tmp, base_url, concurrency)
     env = {k: v for k, v in os.environ.items() if k not in ("ASSAY_DB", "ASSAY_MODELS")}
     t0 = time.perf_counter()
-    proc = subprocess.Popen([ASSAY, "run", "spec.yaml", "--no-cache", "-q", "--db",
-                             f"sqlite:///{tmp / 'b.db'}"], cwd=tmp, env=env,
+    proc = subprocess.Popen([ASSAY, *argv], cwd=tmp, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, ru = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
@@ -68,8 +81,7 @@ def main() -> None:
     ap.add_argument("--latency", type=float, nargs="+", default=[0.1])
     ap.add_argument("--rounds", type=int, default=1)
     args = ap.parse_args()
-    base = json.loads(SAMPLE.read_text("utf-8"))
-    items = [dict(base[i % len(base)], prompt_id=f"b{i}") for i in range(args.items)]
+    items = bench_items(args.items)
     template = get_template("finsearch-t1-judge")
     reply = '分析：一致。\n{"score": 1}'  # the stub's reply: the target's answer, then judged
     judge = [build_messages(template, it, reply) for it in items]

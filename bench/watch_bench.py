@@ -65,6 +65,20 @@ def build(first: int, n: int) -> bytes:
     return req.SerializeToString()
 
 
+def write_spec(tmp: Path, queue: int, truth: str) -> None:
+    """tmp/watch.yaml: an OTLP source on a free port, finance-rubric, the recorded table as the
+    ground truth (truth "snapshot") or none. Shared with bench/watch_instructions.sh."""
+    (tmp / "watch.yaml").write_text(f"""\
+name: watch-bench
+source: {{otlp: "127.0.0.1:0"}}
+quiet_s: 0.5
+queue: {queue}
+evaluators: [finance-rubric]
+rubric: {{required: 最新价, precision: rounding}}
+""" + (f"ground_truth: snapshot:{SNAPSHOTS}\ntruth: {{field: span.quote.code, market: cn_stock}}\n"
+       if truth == "snapshot" else ""), "utf-8")
+
+
 def rss_kib(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -176,15 +190,7 @@ def main() -> None:
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="watch-bench-"))
     db = tmp / "assay.db"
-    (tmp / "watch.yaml").write_text(f"""\
-name: watch-bench
-source: {{otlp: "127.0.0.1:0"}}
-quiet_s: 0.5
-queue: {args.queue}
-evaluators: [finance-rubric]
-rubric: {{required: 最新价, precision: rounding}}
-""" + (f"ground_truth: snapshot:{SNAPSHOTS}\ntruth: {{field: span.quote.code, market: cn_stock}}\n"
-       if args.truth == "snapshot" else ""), "utf-8")
+    write_spec(tmp, args.queue, args.truth)
     env = {**os.environ, "ASSAY_DB": f"sqlite:///{db}"}
     cmd = [ASSAY, "watch", "watch.yaml"]
     if args.profile:

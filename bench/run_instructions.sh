@@ -61,8 +61,9 @@ drive() { PYTHONPATH="$HERE/bench:$HERE/src" "$PY" "$D/drive.py" "$@"; }
 for TREE in "$@"; do
   CODE=$(code_of "$TREE")
   declare -A I=()
-  # A first run, not measured, writes the tree's bytecode (.pyc), as in score_instructions.sh.
-  drive 20 "$CONC" "$CODE"
+  # A first run, not measured, writes the tree's bytecode (.pyc), as in score_instructions.sh
+  # (even where PYTHONDONTWRITEBYTECODE is set, as on the development VM).
+  PYTHONDONTWRITEBYTECODE= drive 20 "$CONC" "$CODE"
   for ((k = 0; k < REPEAT; k++)); do
     for N in "$SMALL" "$LARGE"; do
       I[$N.$k]=$(drive "$N" "$CONC" "$CODE" valgrind --tool=callgrind \

@@ -74,8 +74,9 @@ drive() { PYTHONPATH="$HERE/bench:$HERE/src" "$PY" "$D/drive.py" "$@"; }
 for TREE in "$@"; do
   CODE=$(code_of "$TREE")
   declare -A I=()
-  # A first run, not measured, writes the tree's bytecode (.pyc), as in score_instructions.sh.
-  drive 50 100 "$PER" "$CODE"
+  # A first run, not measured, writes the tree's bytecode (.pyc), as in score_instructions.sh
+  # (even where PYTHONDONTWRITEBYTECODE is set, as on the development VM).
+  PYTHONDONTWRITEBYTECODE= drive 50 100 "$PER" "$CODE"
   for ((k = 0; k < REPEAT; k++)); do
     for N in "$SMALL" "$LARGE"; do
       I[$N.$k]=$(drive "$N" "$RATE" "$PER" "$CODE" valgrind --tool=callgrind \

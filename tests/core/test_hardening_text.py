@@ -3,14 +3,18 @@ masked, applied to a target's answer and a provider's snapshot."""
 
 from __future__ import annotations
 
+from collections import namedtuple
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assay.core import secrets
+from assay.core import secrets, text
 from assay.core.model_call import ModelCall, Usage
 from assay.core.text import REPLACEMENT, safe_text, safe_value, unsafe_position
 from assay.core.types import Answer, TruthSnapshot
@@ -47,6 +51,57 @@ def test_safe_value_walks_containers_and_copies_only_when_needed() -> None:
     dirty = {"k\ud800": ["ok", ("t\x00",)], "n": 1.5}
     assert safe_value(dirty) == ({f"k{REPLACEMENT}": ["ok", (f"t{REPLACEMENT}",)], "n": 1.5},
                                  True)
+
+
+Pair = namedtuple("Pair", "a b")
+
+
+@dataclass
+class Opaque:  # an object the walk does not enter: its text is left as it is
+    note: str
+
+
+class Raw(str):
+    pass
+
+
+def test_safe_value_decides_as_the_walk_on_the_cases_orjson_treats_apart() -> None:
+    """The fast check (orjson encodes the whole value once) must never pass over what the walk
+    would replace, nor replace what it would not: each case here is one it handles apart."""
+    cases: list[Any] = [
+        {"p": Pair("ok", "t\x00")},  # a tuple subclass orjson does not encode: walked
+        (Pair("a", "b"),),
+        {"d": Decimal("1.5"), "s": "x\ud800"},  # a type orjson refuses, and a surrogate
+        {"o": Opaque("t\x00")},  # opaque to the walk: not replaced either way
+        {1: "a", None: ["b\x00"], 2.5: "c"},  # keys that are not text
+        {("t", "\x00"): "v"},  # a tuple key: orjson refuses it, the walk leaves it
+        {"r": Raw("raw\x00")},  # a str subclass, replaced as the walk does
+        ["\\u0000 only looks like the escape"],
+        [2 ** 70, "big\x00"],  # past orjson's 64-bit integers
+        {"k\x00": 1},
+        [float("nan"), "ok"],
+    ]
+    for value in cases:
+        assert safe_value(value) == text._walk(value), value
+        if not text._walk(value)[1]:
+            assert safe_value(value)[0] is value
+
+
+_leaf = st.one_of(st.text(), st.integers(), st.floats(), st.none(), st.booleans(),
+                  st.decimals(allow_nan=False), st.builds(Opaque, st.text()),
+                  st.builds(Raw, st.text()))
+_json = st.recursive(_leaf, lambda inner: st.one_of(
+    st.lists(inner, max_size=4), st.tuples(inner, inner), st.builds(Pair, inner, inner),
+    st.dictionaries(st.one_of(st.text(), st.integers()), inner, max_size=4)), max_leaves=12)
+
+
+@given(_json)
+def test_safe_value_is_the_walk_whatever_the_value(value: Any) -> None:
+    fast, walked = safe_value(value), text._walk(value)
+    assert fast[1] == walked[1]
+    assert repr(fast[0]) == repr(walked[0])  # (nan != nan: compared as written)
+    if not walked[1]:
+        assert fast[0] is value
 
 
 def test_secrets_are_masked_longest_first_and_before_cutting() -> None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import orjson
+
 REPLACEMENT = "\ufffd"
 # An unpaired surrogate or a NUL. A valid pair never appears in a Python str decoded from JSON
 # (json joins "\ud83d\ude00" into one code point), so any surrogate left is unpaired.
@@ -33,22 +35,55 @@ def safe_value(value: Any) -> tuple[Any, bool]:
         cleaned, changed = safe_text(value)
         # a str subclass (the store's RawJSON) keeps its type when nothing changed
         return (cleaned, True) if changed else (value, False)
+    if isinstance(value, (dict, list, tuple)) and _clean_container(value):
+        return value, False
+    return _walk(value)
+
+
+def _walk(value: Any) -> tuple[Any, bool]:
+    if isinstance(value, str):
+        cleaned, changed = safe_text(value)
+        return (cleaned, True) if changed else (value, False)
     if isinstance(value, dict):
         out: dict[Any, Any] = {}
         changed = False
         for k, v in value.items():
-            k2, ck = safe_value(k) if isinstance(k, str) else (k, False)
-            v2, cv = safe_value(v)
+            k2, ck = _walk(k) if isinstance(k, str) else (k, False)
+            v2, cv = _walk(v)
             changed = changed or ck or cv
             out[k2] = v2
         return (out, True) if changed else (value, False)
     if isinstance(value, (list, tuple)):
-        items = [safe_value(v) for v in value]
+        items = [_walk(v) for v in value]
         if any(c for _, c in items):
             seq = [v for v, _ in items]
             return (seq if isinstance(value, list) else tuple(seq)), True
         return value, False
     return value, False
+
+
+# orjson is asked to encode the whole value once, in C: it refuses an unpaired surrogate
+# (JSONEncodeError) and writes a NUL as the escape \\u0000, so output without that escape means
+# every string in it is safe, and the walk in Python (a call a key and a value: the ~150 calls
+# of a table row's snapshot, per trace in `assay watch`) is skipped. Anything else sends the
+# value to the walk, which decides exactly: a refused surrogate, the escape (or text that only
+# looks like it), a type orjson does not encode. Objects the walk leaves alone (opaque to it)
+# are encoded as null; the containers the walk enters are never passed over that way.
+_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS
+
+
+def _opaque(obj: Any) -> None:
+    if isinstance(obj, (str, dict, list, tuple)):  # a subclass orjson does not take: walked
+        raise TypeError
+    return None
+
+
+def _clean_container(value: dict[Any, Any] | list[Any] | tuple[Any, ...]) -> bool:
+    try:
+        encoded = orjson.dumps(value, default=_opaque, option=_OPTIONS)
+    except (TypeError, orjson.JSONEncodeError):
+        return False
+    return b"\\u0000" not in encoded
 
 
 def unsafe_position(text: str) -> int | None:

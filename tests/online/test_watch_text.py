@@ -47,6 +47,18 @@ def test_decode_replaces_nuls_everywhere_and_marks_the_span() -> None:
     assert all(SANITIZED not in s.attributes for s in clean)
 
 
+def test_only_the_spans_with_something_replaced_are_marked() -> None:
+    """The request's text is checked at once; a dirty request is then gone through span by
+    span, so a clean span beside a dirty one in the same request is kept as sent, unmarked."""
+    clean = agent_trace("贵州茅台最新价?", "1455.00元")
+    spans = decode(request([*clean, *dirty_trace()]).SerializeToString(),
+                   "application/x-protobuf")
+    assert [SANITIZED in s.attributes for s in spans] == [False, False, True, True]
+    assert spans[1].attributes["output.value"] == "1455.00元" and spans[2].name == f"Chat{R}Completion"
+    assert [s.attributes for s in spans[:2]] == [
+        s.attributes for s in decode(request(clean).SerializeToString(), "application/x-protobuf")]
+
+
 def test_decode_json_with_an_escaped_nul() -> None:
     body = json.loads(as_json(agent_trace("q", "a")))
     body["resourceSpans"][0]["scopeSpans"][0]["spans"][1]["attributes"].append(

@@ -13,7 +13,7 @@ as sent (the answer as the agent gave it); they are escaped where they are print
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import orjson
@@ -74,33 +74,49 @@ def decode(body: bytes, content_type: str) -> list[SpanIn]:
                         "application/x-protobuf or application/json)")
     out: list[SpanIn] = []
     for rs in req.resource_spans:
-        resource, dirty_resource = safe_value(attributes(rs.resource.attributes))
+        resource = attributes(rs.resource.attributes)
         for ss in rs.scope_spans:
-            scope, dirty_scope = safe_text(ss.scope.name)
+            scope = ss.scope.name
             for s in ss.spans:
-                if len(s.trace_id) != 16 or not any(s.trace_id) or len(s.span_id) != 8 \
-                        or not any(s.span_id) or len(s.parent_span_id) not in (0, 8):
+                trace_id, span_id, parent_id = s.trace_id, s.span_id, s.parent_span_id
+                if len(trace_id) != 16 or not any(trace_id) or len(span_id) != 8 \
+                        or not any(span_id) or len(parent_id) not in (0, 8):
                     # an empty id was stored as trace ""; a longer one overflowed the store's
                     # varchar(32) on PostgreSQL and ended the watch
                     raise DataError(f"span '{s.name[:80]}': trace_id must be 16 bytes and "
                                     "span_id 8 (parent_span_id 8 or none), not empty or all "
                                     "zero (OTLP)")
-                name, c1 = safe_text(s.name)
-                attrs, c2 = safe_value(attributes(s.attributes))
-                message, c3 = safe_text(s.status.message)
-                events, c4 = safe_value([{"name": e.name, "time_ns": e.time_unix_nano,
-                                          "attributes": attributes(e.attributes)}
-                                         for e in s.events])
-                if dirty_resource or dirty_scope or c1 or c2 or c3 or c4:
-                    attrs = {**attrs, SANITIZED: True}
+                status = s.status
                 out.append(SpanIn(
-                    trace_id=s.trace_id.hex(), span_id=s.span_id.hex(),
-                    parent_id=s.parent_span_id.hex() or None, name=name,
+                    trace_id=trace_id.hex(), span_id=span_id.hex(),
+                    parent_id=parent_id.hex() or None, name=s.name,
                     start_ns=s.start_time_unix_nano, end_ns=s.end_time_unix_nano,
-                    attributes=attrs, resource=resource, kind=s.kind,
-                    status=s.status.code, status_message=message, scope=scope,
-                    events=events, size=s.ByteSize()))
+                    attributes=attributes(s.attributes), resource=resource, kind=s.kind,
+                    status=status.code, status_message=status.message, scope=scope,
+                    events=[{"name": e.name, "time_ns": e.time_unix_nano,
+                             "attributes": attributes(e.attributes)} for e in s.events],
+                    size=s.ByteSize()))
+    # the text of the whole request checked at once (in C, core/text.py); only a request with
+    # something to replace is gone through span by span
+    if safe_value([(sp.name, sp.attributes, sp.status_message, sp.events, sp.scope,
+                    sp.resource) for sp in out])[1]:
+        out = [_settled(sp) for sp in out]
     return out
+
+
+def _settled(sp: SpanIn) -> SpanIn:
+    """A span with its text made safe — its resource's and scope's too — marked when any was."""
+    resource, c0 = safe_value(sp.resource)
+    scope, c1 = safe_text(sp.scope)
+    name, c2 = safe_text(sp.name)
+    attrs, c3 = safe_value(sp.attributes)
+    message, c4 = safe_text(sp.status_message)
+    events, c5 = safe_value(sp.events)
+    if not (c0 or c1 or c2 or c3 or c4 or c5):
+        return sp
+    return replace(sp, resource=resource, scope=scope, name=name,
+                   attributes={**attrs, SANITIZED: True}, status_message=message,
+                   events=events)
 
 
 def attributes(kvs: Any) -> dict[str, Any]:

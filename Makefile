@@ -66,11 +66,15 @@ system-packages:
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || ($(call APT_INSTALL,postgresql)) || \
 	  echo "warning: could not install postgresql; the PostgreSQL test will be skipped"
 
+# The whole suite in TEST_WORKERS lanes (pytest-xdist), a test file's tests in one lane (their
+# module and session fixtures are built once there: the compiled wheel, a PostgreSQL server).
+# Two on the 2-core VM; TEST_WORKERS=0 runs it in this process alone, as before.
+TEST_WORKERS ?= 2
 test: $(STAMP) system-packages
 	$(BIN)/ruff check src tests bench examples
 	$(BIN)/mypy
 	$(BIN)/lint-imports  # the architecture contracts in pyproject.toml: dependencies point to core
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # The quick loop: the same lint, types and import contracts as `test`, and every test that starts
 # no process, server, Ray cluster or browser (the markers of tests/marks.py, whose guard fails a

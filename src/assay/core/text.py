@@ -35,8 +35,8 @@ def safe_value(value: Any) -> tuple[Any, bool]:
         cleaned, changed = safe_text(value)
         # a str subclass (the store's RawJSON) keeps its type when nothing changed
         return (cleaned, True) if changed else (value, False)
-    if isinstance(value, (dict, list, tuple)) and _clean_container(value):
-        return value, False
+    if isinstance(value, (dict, list, tuple)) and (not value or _clean_container(value)):
+        return value, False  # (an empty one costs orjson's call more than the walk)
     return _walk(value)
 
 

@@ -83,6 +83,28 @@ def test_sqlite_fast_path_stores_what_the_core_path_stores(tmp_path: Path) -> No
     assert rows[0]["created_at"] == stamp.replace(tzinfo=None)
 
 
+def test_the_sqlite_insert_plan_is_kept_per_engine_and_column_set(tmp_path: Path) -> None:
+    """The fast path looks a table's bind processors up once per dialect and set of columns:
+    later batches of another shape, or on another engine, get their own statement."""
+    from assay.store.schema import answers
+
+    engines = [open_engine(f"sqlite:///{tmp_path / f'{n}.db'}") for n in range(2)]
+    for engine in engines:
+        repo.save_dataset(engine, version="v", name="d", path="d", fmt="json", rows=[])
+        repo.create_run(engine, run_id="r", kind="score", dataset_id="v", manifest={})
+        repo.write_batch(engine, [{"run_id": "r", "item_id": "a", "target": "t", "text": "一"}], [])
+        repo.write_batch(engine, [{"item_id": "b", "run_id": "r", "target": "t", "error": "x",
+                                   "extras": {"k": "二"}}], [])
+    for engine in engines:
+        with engine.connect() as conn:
+            got = conn.execute(text("SELECT item_id, text, error, extras FROM answers "
+                                    "ORDER BY item_id")).all()
+        assert [tuple(r) for r in got] == [("a", "一", None, None), ("b", None, "x", '{"k":"二"}')]
+        plans = repo._PLANS[engine.dialect]
+        assert sorted(cols for name, cols in plans if name == answers.name) == [
+            ("item_id", "run_id", "target", "error", "extras"), ("run_id", "item_id", "target", "text")]
+
+
 def test_migrations_match_the_schema_and_keep_old_runs(tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]
                                                        ) -> None:

@@ -3,6 +3,7 @@ the ORM's per-object bookkeeping costs more than scoring an item."""
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -183,26 +184,52 @@ def _executemany_sqlite(conn: Connection, table: Table, rows: list[dict[str, Any
     formatting), applied once per column; a value repeated across the batch (the batch's
     timestamp) is converted once. Other dialects use the Core path: on PostgreSQL it also renders
     casts (JSONB) this shortcut would not."""
-    columns = list(rows[0])
-    dialect = conn.dialect
-    processors = [table.c[c].type.dialect_impl(dialect).bind_processor(dialect) for c in columns]
+    columns = tuple(rows[0])
+    sql, plan = _insert_plan(conn, table, columns)
     converted: list[list[Any]] = []
-    for col, proc in zip(columns, processors, strict=True):
+    for col, (kind, proc) in zip(columns, plan, strict=True):
         values = [row[col] for row in rows]
-        if proc is not None and isinstance(table.c[col].type, DateTime):
+        if kind == _TIME:
             # SQLite's DATETIME text, as its bind processor writes it, at a tenth of the cost
             # (a span row has two): "YYYY-MM-DD HH:MM:SS.ffffff", the zone dropped (UTC).
             values = _converted(values, sqlite_time)
-        elif proc is not None and isinstance(table.c[col].type, JSON):
+        elif kind == _JSON and proc is not None:
             # text encoded once already (RawJSON) is stored as it is: the JSON processor
             # would hand it back unchanged, at two Python calls a value
             values = [v if type(v) is RawJSON else proc(v) for v in values]
         elif proc is not None:
             values = _converted(values, proc)
         converted.append(values)
-    sql = (f"INSERT INTO {table.name} ({', '.join(columns)}) "
-           f"VALUES ({', '.join('?' for _ in columns)})")
     conn.exec_driver_sql(sql, list(zip(*converted, strict=True)))
+
+
+_PLAIN, _TIME, _JSON = 0, 1, 2
+Plan = tuple[str, list[tuple[int, Callable[[Any], Any] | None]]]
+# The statement and the bind processors of a table's columns, looked up once for a dialect (a
+# batch is often a few rows: `assay run` flushes every half second, and the lookups of the
+# answers' and results' ~50 columns cost more than the rows), by the dialect object itself,
+# since its processors follow its engine's settings (the JSON serializer)
+_PLANS: weakref.WeakKeyDictionary[Any, dict[tuple[str, tuple[str, ...]], Plan]] = \
+    weakref.WeakKeyDictionary()
+
+
+def _insert_plan(conn: Connection, table: Table, columns: tuple[str, ...]) -> Plan:
+    dialect = conn.dialect
+    plans = _PLANS.get(dialect)
+    if plans is None:
+        plans = _PLANS[dialect] = {}
+    plan = plans.get((table.name, columns))
+    if plan is None:
+        steps: list[tuple[int, Callable[[Any], Any] | None]] = []
+        for c in columns:
+            kind = table.c[c].type
+            proc = kind.dialect_impl(dialect).bind_processor(dialect)
+            steps.append((_PLAIN if proc is None else _TIME if isinstance(kind, DateTime)
+                          else _JSON if isinstance(kind, JSON) else _PLAIN, proc))
+        sql = (f"INSERT INTO {table.name} ({', '.join(columns)}) "
+               f"VALUES ({', '.join('?' for _ in columns)})")
+        plan = plans[(table.name, columns)] = (sql, steps)
+    return plan
 
 
 def get_run(engine: Engine, run_id: str) -> dict[str, Any] | None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,8 +81,10 @@ def _dataset_path(dataset: str | Path | Sequence[dict[str, Any]]) -> Path:
     body = b"".join(orjson.dumps(dict(r), default=str) + b"\n" for r in dataset)
     path = Path(".assay") / "inline" / (hashlib.sha256(body).hexdigest()[:16] + ".jsonl")
     path.parent.mkdir(parents=True, exist_ok=True)
-    if not path.exists():
-        path.write_bytes(body)
+    if not path.exists():  # written aside and renamed: a run beside this one never reads half
+        part = path.with_name(f"{path.name}.{os.getpid()}.part")
+        part.write_bytes(body)
+        os.replace(part, path)
     return path
 
 

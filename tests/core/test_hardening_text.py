@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import namedtuple
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, tzinfo
 from decimal import Decimal
 from typing import Any
 
@@ -65,6 +65,32 @@ class Raw(str):
     pass
 
 
+class Items(dict):  # type: ignore[type-arg]  # reads differently through its own methods
+    def items(self):  # type: ignore[no-untyped-def]
+        return [("a", "x\x00")]
+
+
+class Listed(list):  # type: ignore[type-arg]
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(["y\x00"])
+
+
+class Hollow(dict):  # type: ignore[type-arg]
+    def __len__(self) -> int:
+        return 0
+
+
+class Broken(tzinfo):  # orjson 3.x ended the process reading a datetime with this zone
+    def utcoffset(self, dt: datetime | None) -> timedelta:
+        raise ValueError("no offset")
+
+    def dst(self, dt: datetime | None) -> timedelta | None:
+        return None
+
+    def tzname(self, dt: datetime | None) -> str | None:
+        return None
+
+
 def test_safe_value_decides_as_the_walk_on_the_cases_orjson_treats_apart() -> None:
     """The fast check (orjson encodes the whole value once) must never pass over what the walk
     would replace, nor replace what it would not: each case here is one it handles apart."""
@@ -80,6 +106,9 @@ def test_safe_value_decides_as_the_walk_on_the_cases_orjson_treats_apart() -> No
         [2 ** 70, "big\x00"],  # past orjson's 64-bit integers
         {"k\x00": 1},
         [float("nan"), "ok"],
+        Items(a="ok"), {"nested": Items(a="ok")}, Listed(["ok"]), [Listed(["ok"])],
+        Hollow(k="z\x00"), [Hollow(k="z\x00")],
+        [datetime(2026, 1, 1, tzinfo=Broken()), "ok"],  # opaque to the walk: not read
     ]
     for value in cases:
         assert safe_value(value) == text._walk(value), value

@@ -101,7 +101,7 @@ def test_the_sqlite_insert_plan_is_kept_per_engine_and_column_set(tmp_path: Path
                                     "ORDER BY item_id")).all()
         assert [tuple(r) for r in got] == [("a", "一", None, None), ("b", None, "x", '{"k":"二"}')]
         plans = repo._PLANS[engine.dialect]
-        assert sorted(cols for name, cols in plans if name == answers.name) == [
+        assert sorted(cols for table, cols in plans if table is answers) == [
             ("item_id", "run_id", "target", "error", "extras"), ("run_id", "item_id", "target", "text")]
 
 

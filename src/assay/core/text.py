@@ -35,7 +35,7 @@ def safe_value(value: Any) -> tuple[Any, bool]:
         cleaned, changed = safe_text(value)
         # a str subclass (the store's RawJSON) keeps its type when nothing changed
         return (cleaned, True) if changed else (value, False)
-    if isinstance(value, (dict, list, tuple)) and (not value or _clean_container(value)):
+    if type(value) in _PLAIN and (not value or _clean_container(value)):
         return value, False  # (an empty one costs orjson's call more than the walk)
     return _walk(value)
 
@@ -68,12 +68,18 @@ def _walk(value: Any) -> tuple[Any, bool]:
 # of a table row's snapshot, per trace in `assay watch`) is skipped. Anything else sends the
 # value to the walk, which decides exactly: a refused surrogate, the escape (or text that only
 # looks like it), a type orjson does not encode. Objects the walk leaves alone (opaque to it)
-# are encoded as null; the containers the walk enters are never passed over that way.
-_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS
+# are encoded as null; the containers the walk enters are never passed over that way. Only the
+# plain types are read by orjson itself: a subclass of str, dict, list or tuple may read
+# differently through its own methods (the walk calls `items`, iteration, `len`), so it goes to
+# `_opaque` and from there to the walk; dataclasses and datetimes, opaque to the walk, are not
+# read at all (orjson 3.x ends the process when a tzinfo's `utcoffset` raises).
+_PLAIN = (dict, list, tuple)
+_OPTIONS = (orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS
+            | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS)
 
 
 def _opaque(obj: Any) -> None:
-    if isinstance(obj, (str, dict, list, tuple)):  # a subclass orjson does not take: walked
+    if isinstance(obj, (str, dict, list, tuple)):  # a subclass: walked
         raise TypeError
     return None
 

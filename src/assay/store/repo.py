@@ -209,7 +209,7 @@ Plan = tuple[str, list[tuple[int, Callable[[Any], Any] | None]]]
 # batch is often a few rows: `assay run` flushes every half second, and the lookups of the
 # answers' and results' ~50 columns cost more than the rows), by the dialect object itself,
 # since its processors follow its engine's settings (the JSON serializer)
-_PLANS: weakref.WeakKeyDictionary[Any, dict[tuple[str, tuple[str, ...]], Plan]] = \
+_PLANS: weakref.WeakKeyDictionary[Any, dict[tuple[Table, tuple[str, ...]], Plan]] = \
     weakref.WeakKeyDictionary()
 
 
@@ -218,7 +218,7 @@ def _insert_plan(conn: Connection, table: Table, columns: tuple[str, ...]) -> Pl
     plans = _PLANS.get(dialect)
     if plans is None:
         plans = _PLANS[dialect] = {}
-    plan = plans.get((table.name, columns))
+    plan = plans.get((table, columns))
     if plan is None:
         steps: list[tuple[int, Callable[[Any], Any] | None]] = []
         for c in columns:
@@ -228,7 +228,7 @@ def _insert_plan(conn: Connection, table: Table, columns: tuple[str, ...]) -> Pl
                           else _JSON if isinstance(kind, JSON) else _PLAIN, proc))
         sql = (f"INSERT INTO {table.name} ({', '.join(columns)}) "
                f"VALUES ({', '.join('?' for _ in columns)})")
-        plan = plans[(table.name, columns)] = (sql, steps)
+        plan = plans[(table, columns)] = (sql, steps)
     return plan
 
 

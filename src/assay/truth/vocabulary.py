@@ -439,10 +439,21 @@ def _pick_yield(record: dict[str, Any], hints: Hints, notes: list[str]) -> dict[
     return keep
 
 
+# a subset of what strptime's "%Y-%m-%d %H:%M:%S" reads, giving the same instant
+_PLAIN_TIME = re.compile(r"(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})")
+
+
 def _item_time(value: Any) -> datetime:
     if isinstance(value, datetime):
         return value if value.tzinfo else value.replace(tzinfo=UTC)
     if isinstance(value, str):
+        m = _PLAIN_TIME.fullmatch(value.strip())
+        if m is not None:  # the usual "2025-10-17 10:35:05", read without strptime's machinery
+            try:
+                y, mo, d, h, mi, sec = map(int, m.groups())
+                return datetime(y, mo, d, h, mi, sec, tzinfo=UTC)
+            except ValueError:
+                pass  # "2025-02-30 …": strptime below says so as before
         for fmt in ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d", "%Y/%m/%d %H:%M:%S", "%Y/%m/%d"):
             try:
                 return datetime.strptime(value.strip(), fmt).replace(tzinfo=UTC)

@@ -19,7 +19,7 @@ from decimal import Decimal, InvalidOperation
 
 from assay.core.lazy_pattern import lazy
 
-from .steps import Step, apply
+from .steps import Step, apply, has_ascii_letter
 
 _FULL = lazy("[\uff01-\uff0b\uff0d-\uff5e\u3000]")
 _DASH_MINUS = lazy("[\u2212\u2012\u2013\u2014\u2015\ufe63\uff0d\u2796](?=\\s?\\d)")
@@ -183,7 +183,7 @@ _BIG = "hundred|thousand|million|billion|trillion"
 _RUN = lazy(rf"\b(?:{_TENS}|{_UNITS})\b"
                   rf"(?:(?:[\s-]+|,\s+|\s+and\s+)(?:{_TENS}|{_UNITS}|{_BIG}|point)\b)*",
                   re.IGNORECASE)
-_SPELLED = lazy(rf"\b(?:{_TENS}|{_BIG}|point)\b", re.IGNORECASE)
+_SPELLED = lazy(rf"(?=[tfsenhmbp])\b(?:{_TENS}|{_BIG}|point)\b", re.IGNORECASE)
 _DOLLARS_CENTS = lazy(r"\b(\d[\d,]*) dollars? and (\d{1,2}) cents?\b", re.IGNORECASE)
 
 
@@ -243,7 +243,7 @@ def spelled(text: str) -> tuple[str, list[str]]:
         new = _BOLD_WORD.sub(lambda m: f"**{_SMALL[m.group(1).lower()]}**", text)
         if new != text:
             return spelled(new)[0], ["number words → digits"]
-    if _SPELLED.search(text) is None:
+    if not has_ascii_letter(text) or _SPELLED.search(text) is None:
         return text, []
     new = _RUN.sub(_run, text)
     new = _DOLLARS_CENTS.sub(lambda m: f"${m.group(1)}.{int(m.group(2)):02d}", new)

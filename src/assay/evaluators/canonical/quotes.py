@@ -15,7 +15,7 @@ import re
 from assay.core.lazy_pattern import lazy
 
 from .lexicon import INDEX_NUMBERS
-from .steps import Step, apply
+from .steps import Step, apply, has_ascii_letter
 
 _TICKER = (r"(?:[A-Z]{6}(?![A-Za-z])|[A-Z]{1,5}(?:[.-][A-Z]{1,2})?(?![A-Za-z0-9])|"
            r"\d{4,6}\.(?:HK|SH|SZ|SS|T)|\^[A-Z]{2,5})")
@@ -67,7 +67,7 @@ _MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec"
 # a month's abbreviation glued to a two-digit year or joined by an apostrophe ("Dec25", "Dec
 # '25", "MAR25"), or by a dash before a contract word ("DEC-25 contract"); "Dec 25", "May-15
 # 2024" and "(Oct-17)" are days and stay
-_CONTRACT_EN = lazy(rf"\b({_MONTHS})(?:\s?['’]|-(?=\d{{2}}\s*(?:contracts?|futures|合约)))?"
+_CONTRACT_EN = lazy(rf"(?=[jfmasond])\b({_MONTHS})(?:\s?['’]|-(?=\d{{2}}\s*(?:contracts?|futures|合约)))?"
                           rf"(\d{{2}})(?![\d.,:])(?!\s*(?:19|20)\d{{2}})", re.IGNORECASE)
 _CONTRACT_ZH = lazy(r"(?<![\d.])(2\d)(0[1-9]|1[0-2])(?=\s*(?:合约|主力|期货|交割))")
 
@@ -97,7 +97,8 @@ _GLUED_CURRENCY = lazy(r"(?<=[\u4e00-\u9fff])(?=(?:HK|US|NT|S|A|C)\$)")
 
 
 # Dates written day.month.year ("31.12.2024"), and German scale words ("245,12 Mrd. USD")
-_DMY = lazy(r"(?<![\d.])(?<!version )(?<!ver )(?<!v)(?<!版本)(0?[1-9]|[12]\d|3[01])\."
+# (each led by the class of its first characters: one test a place, not five lookbehinds)
+_DMY = lazy(r"(?=[0-9])(?<![\d.])(?<!version )(?<!ver )(?<!v)(?<!版本)(0?[1-9]|[12]\d|3[01])\."
                   r"(0?[1-9]|1[0-2])\.((?:19|20)\d{2})(?![\d.])", re.IGNORECASE)
 # "31-Dec-2024", "31 Dec 2024": the day is part of the date
 _D_MON_Y = lazy(r"(?<![\d.])(\d{1,2})[- ](jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)"
@@ -172,12 +173,13 @@ def _dmy(m: re.Match[str]) -> str:
 _DOTTED = lazy(r"\b(U)\.(S|K)\.(?=\s|[A-Za-z,;:)]|$)")
 
 
+
 UNIFORM = (
     Step("U.S. → US", lambda t: "U." in t, _DOTTED, r"\1\2"),
-    Step("day.month.year as a date", lambda t: "." in t, _DMY, _dmy),
+    Step("day.month.year as a date", lambda t: t.count(".") >= 2, _DMY, _dmy),  # d.m.yyyy
     Step("month/day as a date", lambda t: "/" in t, _MONTH_DAY, _month_day),
     Step("ISO date", lambda t: "-" in t, _ISO_DATE, _iso_date),
-    Step("day month year as a date", lambda t: any(c.isalpha() for c in t), _D_MON_Y, _d_mon_y),
+    Step("day month year as a date", has_ascii_letter, _D_MON_Y, _d_mon_y),
     Step("T → trillion", lambda t: "T" in t, _TRILLION, r"\1 trillion"),
     Step("SEC form as a name", lambda t: "-K" in t or "-Q" in t or "-F" in t, _SEC_FORM,
          _sec_form),
@@ -185,7 +187,7 @@ UNIFORM = (
     Step("Mrd./Mio. → billion/million", lambda t: "M" in t or "B" in t, _SCALE_WORDS,
          _scale_word),
     Step("currency mark apart", lambda t: "$" in t, _GLUED_CURRENCY, " "),
-    Step("contract month as a date", lambda t: True, _CONTRACT_EN, _contract_en),
+    Step("contract month as a date", has_ascii_letter, _CONTRACT_EN, _contract_en),
     Step("contract month as a date", lambda t: "合约" in t or "主力" in t or "期货" in t or
          "交割" in t, _CONTRACT_ZH, _contract_zh),
     Step("quote line: latest price", lambda t: True, _QUOTE_LINE, _quote),

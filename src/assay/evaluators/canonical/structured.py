@@ -214,6 +214,14 @@ _OPENER = lazy(r"\{(?=\s*[\"'}])|\[(?=\s*\{)")
 _MAX_TRIES = 64  # openers tried per answer: prose with braces costs no more than this
 
 
+def _has_ascii_capital(text: str) -> bool:
+    """Whether `text` holds an ASCII capital ([A-Z]): its ASCII characters lower-cased in C
+    differ, where a generator over every character (a Chinese answer has no capital, so it
+    went to the end) cost a step each."""
+    b = text.encode("ascii", "ignore")
+    return b.lower() != b
+
+
 def _objects(text: str) -> list[tuple[int, int, Any]]:
     """Every JSON object or array of objects (or Python dict literal) in `text`. Tries at most
     _MAX_TRIES openers and scans at most _SCAN characters from each, so brace-heavy text costs
@@ -417,7 +425,7 @@ def unwrap(text: str) -> tuple[str, list[str]]:
         if new != text:
             text = new
             done.append("LaTeX")
-    if "_" in text or any(c.isupper() for c in text[:4000] if c.isascii()):
+    if "_" in text or _has_ascii_capital(text[:4000]):
         new = _KEY_LINE.sub(lambda m: m.group(1) + key_words(m.group(2)) + m.group(3), text)
         if new != text:
             text = new

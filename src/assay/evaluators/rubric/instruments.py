@@ -10,6 +10,7 @@ A name the reader cannot place is left to the caller, who treats it as a doubt, 
 
 from __future__ import annotations
 
+import heapq
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -212,6 +213,8 @@ _ZH_STOP: Final = ("最新", "的", "今日", "今天", "当前", "目前", "实
                    "报价", "点位", "指数", "涨跌", "幅度", "百分比", "基准", "午盘", "早盘", "晚盘",
                    "昨收", "收益率", "汇率", "利率", "在岸", "离岸", "中间价", "市值", "成交", "一下",
                    "现在", "当日", "前", "个", "和", "与", "及", "价", "额", "量", "率", "年期", "期")
+# longest first, as `_names_of` takes them out ("收盘" before "收"); sorted once, not per name
+_ZH_STOP_LONGEST: Final = tuple(sorted(_ZH_STOP, key=len, reverse=True))
 _GENERIC_ZH: Final = frozenset({"中国", "美国", "香港", "股份", "集团", "控股", "银行", "公司", "科技",
                                 "国际", "时代", "有限", "股票", "指数", "人民", "美元", "黄金", "国债",
                                 "基准", "价格", "最新", "交易", "市场", "证券", "能源", "电子",
@@ -303,10 +306,12 @@ def _names_of(text: str) -> list[str]:
     """Candidate names in a question or required point: CJK runs and English words that are
     not field or filler words."""
     out: list[str] = []
-    cleaned = text
-    for stop in sorted(_ZH_STOP, key=len, reverse=True):
-        cleaned = cleaned.replace(stop, " ")
-    out.extend(_CJK_RUN.findall(cleaned))
+    if not text.isascii():  # the stop words and the names they leave are all CJK
+        cleaned = text
+        for stop in _ZH_STOP_LONGEST:
+            if stop in cleaned:  # `in` first: most stop words are not in a question
+                cleaned = cleaned.replace(stop, " ")
+        out.extend(_CJK_RUN.findall(cleaned))
     words = [w.strip("'.-") for w in _EN_WORD.findall(text.lower())]
     words = [w.removesuffix("'s").removesuffix("-w") for w in words]
     run: list[str] = []
@@ -350,13 +355,12 @@ def identity(prompt: str, required: str, tickers: tuple[str, ...], truth_name: s
                 if p not in names:
                     names.append(p)
     if truth_name:
-        clean = re.sub(r"\s+", "", truth_name).lower().removesuffix("-w").removesuffix("-sw")
+        # without its blanks: str.split's whitespace is re's \s (both Py_UNICODE_ISSPACE)
+        clean = "".join(truth_name.split()).lower().removesuffix("-w").removesuffix("-sw")
         for p in _parts(clean):
             if p not in names:
                 names.append(p)
-    for group in _ALIASES:
-        if any(a in names for a in group):
-            names.extend(a for a in group if a not in names)
+    _add_aliases(names)
     codes = {code_core(t) for t in (*tickers, truth_code) if t}
     for m in _PAREN_CODE.finditer(required + " " + prompt):
         codes.add(code_core(m.group(1)))
@@ -381,9 +385,45 @@ def identity(prompt: str, required: str, tickers: tuple[str, ...], truth_name: s
                     tuple(c.lower() for c in all_codes if len(c) >= 2 and c.isalpha()))
 
 
+def _add_aliases(names: list[str]) -> None:
+    """Each group of _ALIASES that holds one of `names`, in the groups' order, adds its other
+    names (a name a group adds may bring in a later group, as a pass over the groups in order
+    would): the groups found from the names through _ALIAS_GROUPS, not each group tested."""
+    hits = [g for n in names for g in _ALIAS_GROUPS.get(n, ())]
+    if not hits:
+        return
+    heapq.heapify(hits)
+    last = -1
+    while hits:
+        g = heapq.heappop(hits)
+        if g <= last:  # a group met twice
+            continue
+        last = g
+        for a in _ALIASES[g]:
+            if a not in names:
+                names.append(a)
+                hits.extend(g2 for g2 in _ALIAS_GROUPS.get(a, ()) if g2 > g)
+                heapq.heapify(hits)
+
+
+def _alias_groups() -> dict[str, tuple[int, ...]]:
+    out: dict[str, tuple[int, ...]] = {}
+    for g, group in enumerate(_ALIASES):
+        for a in group:
+            out[a] = (*out.get(a, ()), g)
+    return out
+
+
+_ALIAS_GROUPS: Final = _alias_groups()  # an alias → the groups of _ALIASES that hold it
+# the listing words that say a stock's listing, longest first; sorted once, not per item
+_LISTING_WORDS: Final = tuple((w, k) for w, k in sorted(_LISTING_OWNER.items(),
+                                                        key=lambda kv: -len(kv[0]))
+                              if k in ("A", "H", "US", "B"))
+
+
 def _listing(tickers: tuple[str, ...], truth_code: str, text: str) -> str:
-    for word, key in sorted(_LISTING_OWNER.items(), key=lambda kv: -len(kv[0])):
-        if key in ("A", "H", "US", "B") and word in text:
+    for word, key in _LISTING_WORDS:
+        if word in text:
             return key
     for t in (*tickers, truth_code):
         found = listing(t)

@@ -22,6 +22,7 @@ HERE=$(cd "$(dirname "$0")/.." && pwd)
 PY=${PY:-$HERE/.venv/bin/python}
 EV=${EV:-finance-rubric}
 DISTINCT=${DISTINCT:-0}
+LABEL=""; [ "$DISTINCT" = 1 ] && LABEL=", distinct"
 D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
 # shellcheck source=bench/trees.sh
@@ -66,6 +67,6 @@ for TREE in "$@"; do
   "$PY" -c "
 s, l, a, b = $SMALL, $LARGE, ${I[$SMALL]}, ${I[$LARGE]}
 per = (b - a) / (l - s)
-print(f'$TREE ($EV{", distinct" if $DISTINCT else ""}): {per / 1e6:.3f} M instructions per item, fixed {(a - per * s) / 1e9:.2f} G, '
+print(f'$TREE ($EV$LABEL): {per / 1e6:.3f} M instructions per item, fixed {(a - per * s) / 1e9:.2f} G, '
       f'100,000 items {(a + per * (100000 - s)) / 1e9:.1f} G')"
 done

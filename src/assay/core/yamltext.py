@@ -5,8 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from .errors import ConfigError
 
 
@@ -22,6 +20,8 @@ def read_text(path: Path, what: str) -> str:
 
 
 def yaml_mapping(text: str, where: str, *, what: str = "the file") -> dict[str, Any]:
+    import yaml  # here, not at import: a run built in code reads no YAML (~30 ms to load)
+
     try:
         data = yaml.safe_load(text) or {}
     except yaml.YAMLError as exc:
@@ -41,12 +41,16 @@ class KeyLines:
     def __init__(self, text: str | None) -> None:
         self.root = None
         if text is not None:
+            import yaml
+
             try:
                 self.root = yaml.compose(text)
             except yaml.YAMLError:
                 self.root = None
 
     def line(self, *keys: str | int) -> int | None:
+        import yaml
+
         node = self.root
         found = None
         for key in keys:

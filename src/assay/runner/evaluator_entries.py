@@ -17,8 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from assay.core.errors import ConfigError
 from assay.evaluators.build import TEMPLATE_SUFFIXES
 from assay.evaluators.builtin.custom import PREFIX, split_ref
@@ -183,6 +181,8 @@ def _value(key: str, text: str) -> Any:
     """A YAML scalar, except where reading one would change the text: a regex pattern
     ("[0-9]+" is no list) and an expected answer or a `when:` value to equal ("007" is no
     octal 7), unless it is a list."""
+    import yaml  # here: only an option given on the command line is read as YAML
+
     try:
         value = yaml.safe_load(text) if text.strip() else ""
     except yaml.YAMLError:

@@ -28,7 +28,7 @@ _DISCLAIMER = lazy(
     r"^[ \t]*(?:\*\*|_)?(?:disclaimer|important notice|risk warning|免责声明|风险提示|重要提示|"
     r"重要声明|声明)(?:\*\*|_)?[ \t]*[:：]", re.IGNORECASE | re.MULTILINE)
 # a telephone number: a country code or a 0-led area code, then groups of digits
-_PHONE = lazy(r"(?<![\d.,])(?:\+\d{1,3}[ \t-]?(?:\(0\)[ \t]?)?\d{1,4}(?:[ \t-]\d{2,4}){1,3}|"
+_PHONE = lazy(r"(?=[+(0])(?<![\d.,])(?:\+\d{1,3}[ \t-]?(?:\(0\)[ \t]?)?\d{1,4}(?:[ \t-]\d{2,4}){1,3}|"
                     r"\(?0\d{1,3}\)?[ \t-]\d{3,4}[ \t-]?\d{4})(?![\d.,])")
 _PHONE_LABEL = lazy(r"(?:tel|phone|mobile|fax|电话|手机|传真)\.?[ \t]*[:：]?[ \t]*$",
                           re.IGNORECASE)

@@ -232,6 +232,8 @@ _WORD_N = {**{w: k for k, w in enumerate(_UNITS.split("|"))},
 
 
 def spelled(text: str) -> tuple[str, list[str]]:
+    if not has_ascii_letter(text):  # each rewrite below needs an English number word
+        return text, []
     if "-" in text and _SPELLED_SPAN.search(text):
         text = _SPELLED_SPAN.sub(lambda m: f"{_WORD_N[m.group(1).lower()]}-{m.group(2)}", text)
         return spelled(text)[0], ["number words → digits"]
@@ -243,7 +245,7 @@ def spelled(text: str) -> tuple[str, list[str]]:
         new = _BOLD_WORD.sub(lambda m: f"**{_SMALL[m.group(1).lower()]}**", text)
         if new != text:
             return spelled(new)[0], ["number words → digits"]
-    if not has_ascii_letter(text) or _SPELLED.search(text) is None:
+    if _SPELLED.search(text) is None:
         return text, []
     new = _RUN.sub(_run, text)
     new = _DOLLARS_CENTS.sub(lambda m: f"${m.group(1)}.{int(m.group(2)):02d}", new)

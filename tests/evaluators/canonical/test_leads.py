@@ -1,6 +1,6 @@
 """The canonical form's cheaper scans decide as the plain ones did.
 
-Four patterns are led by a class of the characters a match can start with, `(?=[…])(?:body)`,
+Five patterns are led by a class of the characters a match can start with, `(?=[…])(?:body)`,
 so the engine tests one class at each place instead of entering every branch (IGNORECASE keeps
 it from skipping to a first character by itself). That is the same pattern only if the class
 holds every character the body's matches can start with, under the pattern's own flags: checked
@@ -17,7 +17,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assay.evaluators.canonical import corrections, numerals, quotes, script, signs, structured
+from assay.evaluators.canonical import (
+    corrections,
+    letters,
+    numerals,
+    quotes,
+    script,
+    signs,
+    structured,
+)
 from assay.evaluators.canonical.steps import has_ascii_letter
 from assay.evaluators.rubric.words import _first
 
@@ -26,6 +34,7 @@ LED = {
     "day.month.year": quotes._DMY,
     "contract month": quotes._CONTRACT_EN,
     "number words": numerals._SPELLED,
+    "telephone numbers": letters._PHONE,
 }
 _LEAD = re.compile(r"\(\?=\[([^\]]+)\]\)")
 
@@ -61,7 +70,8 @@ def _words(pattern: str) -> list[str]:
 _PIECES = sorted({w for p in LED.values() for w in _words(_split(p.pattern)[1])}
                  | {"Wait, ", "ACTUALLY, it's ", "更正：", "不对，", "？不，是", "31.12.2024", "Dec25",
                     "DEC-25 contract", "twenty-five thousand", "Point", "ſep", "İ", "v1.2.2024",
-                    "版本1.2.2024", " ", "\n", "，", "。", "$", "1", "05", "2024", "2,"})
+                    "版本1.2.2024", "+86 21 6888 1234", "(021) 6888-1234", "0", " ", "\n", "，",
+                    "。", "$", "1", "05", "2024", "2,"})
 
 
 @settings(max_examples=400, deadline=None)

@@ -440,7 +440,8 @@ def _pick_yield(record: dict[str, Any], hints: Hints, notes: list[str]) -> dict[
 
 
 # a subset of what strptime's "%Y-%m-%d %H:%M:%S" reads, giving the same instant
-_PLAIN_TIME = re.compile(r"(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})")
+# (ASCII digits only: strptime reads other scripts' digits in the year alone)
+_PLAIN_TIME = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2}) ([0-9]{2}):([0-9]{2}):([0-9]{2})")
 
 
 def _item_time(value: Any) -> datetime:

@@ -88,12 +88,12 @@ def _time_by_strptime(value: str) -> datetime:
 
 _TIMES = st.builds(
     lambda y, mo, d, h, mi, s, sep, pad: f"{pad}{y}{sep}{mo}{sep}{d} {h}:{mi}:{s}{pad}",
-    st.sampled_from(["2025", "1999", "0001", "9999", "202", "٢٠٢٥"]),
-    st.sampled_from(["10", "01", "1", "13", "00", "02"]),
-    st.sampled_from(["17", "30", "31", "29", "00", "7"]),
-    st.sampled_from(["10", "00", "23", "24", "7"]),
-    st.sampled_from(["35", "00", "59", "60"]),
-    st.sampled_from(["05", "59", "60", "61", "5"]),
+    st.sampled_from(["2025", "1999", "0001", "9999", "202", "٢٠٢٥", "２０２５"]),
+    st.sampled_from(["10", "01", "1", "13", "00", "02", "١٠", "１０", "1٠"]),
+    st.sampled_from(["17", "30", "31", "29", "00", "7", "١٧", "１７"]),
+    st.sampled_from(["10", "00", "23", "24", "7", "١٠", "0٥"]),
+    st.sampled_from(["35", "00", "59", "60", "٣٥"]),
+    st.sampled_from(["05", "59", "60", "61", "5", "٠5", "０５"]),
     st.sampled_from(["-", "/"]), st.sampled_from(["", " ", "\t"]))
 
 
@@ -107,3 +107,7 @@ def test_the_usual_time_and_the_impossible_ones() -> None:
     assert V._item_time("2025-10-17 10:35:05") == datetime(2025, 10, 17, 10, 35, 5, tzinfo=UTC)
     assert V._item_time("2025-02-30 10:00:00") == datetime(1970, 1, 1, tzinfo=UTC)
     assert V._item_time("2025-10-17") == datetime(2025, 10, 17, tzinfo=UTC)
+    # other scripts' digits: strptime reads them in the year, not in the month or the time
+    assert V._item_time("2025-١٠-17 10:35:05") == datetime(1970, 1, 1, tzinfo=UTC)
+    assert V._item_time("２０２５-１０-１７ １０:３５:０５") == datetime(1970, 1, 1, tzinfo=UTC)
+    assert V._item_time("٢٠٢٥-10-17 10:35:05") == datetime(2025, 10, 17, 10, 35, 5, tzinfo=UTC)

@@ -15,7 +15,7 @@ from assay.core.lazy_pattern import lazy
 # Words that take back what was said. Each is a correction only where it stands as one: not
 # "market correction", "数据可能有误差", "Actually, over the past year…", "Updated: 10:35".
 # Led by a class of the characters a marker can start with (tests/evaluators/
-# test_canonical_leads.py checks it holds them all): the engine tests one class at each place of
+# canonical/test_leads.py checks it holds them all): the engine tests one class at each place of
 # the answer instead of entering each of ~40 branches, which IGNORECASE keeps it from skipping.
 MARKERS = lazy(
     r"(?=[wanhclosmit更修纠订不等重再核经我算写说有抱？?])(?:"

@@ -18,6 +18,7 @@ import unicodedata
 from decimal import Decimal, InvalidOperation
 
 from assay.core.lazy_pattern import lazy
+from assay.core.text import word_key
 
 from .steps import Step, apply, has_ascii_letter
 
@@ -213,14 +214,14 @@ _TENS_N = {w: 20 + 10 * k for k, w in enumerate(_TENS.split("|"))}
 
 
 def _year(m: re.Match[str]) -> str:
-    century = 19 if m.group(1).lower() == "nineteen" else 20
+    century = 19 if word_key(m.group(1)) == "nineteen" else 20
     if m.group("oh"):
-        rest = _ONES_N[m.group("oh").lower()]
+        rest = _ONES_N[word_key(m.group("oh"))]
     elif m.group("teen"):
-        rest = _TEENS_N[m.group("teen").lower()]
+        rest = _TEENS_N[word_key(m.group("teen"))]
     else:
-        rest = _TENS_N[m.group("tens").lower()] + (
-            _ONES_N[m.group("one").lower()] if m.group("one") else 0)
+        rest = _TENS_N[word_key(m.group("tens"))] + (
+            _ONES_N[word_key(m.group("one"))] if m.group("one") else 0)
     return str(century * 100 + rest)
 
 
@@ -235,14 +236,14 @@ def spelled(text: str) -> tuple[str, list[str]]:
     if not has_ascii_letter(text):  # each rewrite below needs an English number word
         return text, []
     if "-" in text and _SPELLED_SPAN.search(text):
-        text = _SPELLED_SPAN.sub(lambda m: f"{_WORD_N[m.group(1).lower()]}-{m.group(2)}", text)
+        text = _SPELLED_SPAN.sub(lambda m: f"{_WORD_N[word_key(m.group(1))]}-{m.group(2)}", text)
         return spelled(text)[0], ["number words → digits"]
     low = text.lower()
     if ("twenty" in low or "nineteen" in low) and _SPOKEN_YEAR.search(text):
         text = _SPOKEN_YEAR.sub(_year, text)
         return spelled(text)[0], ["number words → digits"]
     if "**" in text:
-        new = _BOLD_WORD.sub(lambda m: f"**{_SMALL[m.group(1).lower()]}**", text)
+        new = _BOLD_WORD.sub(lambda m: f"**{_SMALL[word_key(m.group(1))]}**", text)
         if new != text:
             return spelled(new)[0], ["number words → digits"]
     if _SPELLED.search(text) is None:

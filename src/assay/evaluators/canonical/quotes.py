@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from assay.core.lazy_pattern import lazy
+from assay.core.text import word_key
 
 from .lexicon import INDEX_NUMBERS
 from .steps import Step, apply, has_ascii_letter
@@ -162,7 +163,7 @@ _MONTH_NUMBER = {m: k + 1 for k, m in enumerate(("jan", "feb", "mar", "apr", "ma
 
 
 def _d_mon_y(m: re.Match[str]) -> str:
-    return f"{m.group(3)}年{_MONTH_NUMBER[m.group(2)[:3].lower()]}月{int(m.group(1))}日"
+    return f"{m.group(3)}年{_MONTH_NUMBER[word_key(m.group(2))[:3]]}月{int(m.group(1))}日"
 
 
 def _dmy(m: re.Match[str]) -> str:
@@ -171,7 +172,6 @@ def _dmy(m: re.Match[str]) -> str:
 
 # "U.S.", "U.K.": the dots are no sentence ends ("the 10-year U.S. Treasury yield")
 _DOTTED = lazy(r"\b(U)\.(S|K)\.(?=\s|[A-Za-z,;:)]|$)")
-
 
 
 UNIFORM = (

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from assay.core.text import word_key
+
 from .keys import cn_int
 
 _MONTHS = {"january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6,
@@ -70,7 +72,7 @@ def period_of(text: str) -> Period:
         if n is not None and 1 <= n <= 12:
             months.add(n)
     for m in _EN_MONTH.finditer(text):
-        word = m.group(1).lower()
+        word = word_key(m.group(1))
         if word == "may" and not re.match(r"\s*(?:\d|(?:19|20)\d{2})", text[m.end():]):
             continue  # the verb
         months.add(_MONTHS[word])
@@ -82,7 +84,7 @@ def period_of(text: str) -> Period:
     for m in _EN_DAY.finditer(text):
         month = m.group(1) or m.group(4)
         day = m.group(2) or m.group(3)
-        days.add((_MONTHS[month.lower()], int(day)))
+        days.add((_MONTHS[word_key(month)], int(day)))
     for m in _ISO_DAY.finditer(text):
         days.add((int(m.group(1)), int(m.group(2))))
     return Period(frozenset(years), frozenset(months), frozenset(days),

@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
+from assay.core.text import word_key
+
 # Full-width digits, signs and letters to ASCII, one character for one so spans stay valid.
 # The full-width comma stays: in Chinese it separates clauses, never thousands.
 _FULLWIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F) if c != 0xFF0C}
@@ -410,16 +412,16 @@ def _suffix(text: str, ne: int) -> tuple[int, str, str, str | None, str, str, De
     factor = Decimal(1)
     m = _PCT_RE.match(text, end)
     if m and _word_end_ok(text, m):
-        pct = _PCT[m.group("w").lower()]
+        pct = _PCT[word_key(m.group("w"))]
         end = m.end()
     else:
         m = _CUR_RE.match(text, end)
         if m and _word_end_ok(text, m):
-            currency = _CUR_AFTER[m.group("w").lower()]
+            currency = _CUR_AFTER[word_key(m.group("w"))]
             end = m.end()
             # "亿元人民币", "billion US dollars": a second currency word repeats the first
             m2 = _CUR_RE.match(text, end)
-            if m2 and _word_end_ok(text, m2) and _CUR_AFTER[m2.group("w").lower()] == currency:
+            if m2 and _word_end_ok(text, m2) and _CUR_AFTER[word_key(m2.group("w"))] == currency:
                 end = m2.end()
         else:
             m = _UNIT_RE.match(text, end)
@@ -550,7 +552,7 @@ def _spelled_counts(text: str) -> list[Mention]:
         q = Quantity(Decimal(n), Decimal(1), "count", unit_word=m.group("u"))
         out.append(Mention(m.start(), m.end(), m.group(0), q, False, 0, False, False, True))
     for m in _EN_COUNT.finditer(text):
-        n = _EN_NUMBERS[m.group("n").lower()]
+        n = _EN_NUMBERS[word_key(m.group("n"))]
         q = Quantity(Decimal(n), Decimal(1), "count", unit_word=m.group("u") or "")
         out.append(Mention(m.start(), m.end("n"), m.group("n"), q, False, 0, False, False,
                            True))

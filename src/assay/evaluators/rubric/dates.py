@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from assay.core.lazy_pattern import lazy
+from assay.core.text import word_key
 
 Day = tuple[int, int, int]  # (year or 0, month, day)
 
@@ -41,9 +42,9 @@ def find_dates(text: str) -> list[tuple[int, Day]]:
         elif g["m2"]:
             y, mo, d = 0, int(g["m2"]), int(g["d2"])
         elif g["mon"]:
-            y, mo, d = int(g["y3"] or 0), _MONTHS[g["mon"][:3].lower()], int(g["d3"])
+            y, mo, d = int(g["y3"] or 0), _MONTHS[word_key(g["mon"])[:3]], int(g["d3"])
         else:
-            y, mo, d = int(g["y4"] or 0), _MONTHS[g["mon4"][:3].lower()], int(g["d4"])
+            y, mo, d = int(g["y4"] or 0), _MONTHS[word_key(g["mon4"])[:3]], int(g["d4"])
         if 1 <= mo <= 12 and 1 <= d <= 31:
             out.append((m.start(), (y, mo, d)))
     # A date written without its year takes the year of the answer's other dates.

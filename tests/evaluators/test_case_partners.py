@@ -15,7 +15,7 @@ import pytest
 from assay.core.text import word_key
 from assay.core.types import Answer, Item
 from assay.evaluators.finance import FinanceRubricEvaluator
-from assay.evaluators.historical import periods, quantities
+from assay.evaluators.historical import keys, periods, quantities
 from assay.evaluators.rubric import dates
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
@@ -62,3 +62,6 @@ def test_the_readers_read_a_case_partner_word_as_the_word() -> None:
         [m.q for m in quantities.read_mentions("six million shares")]
     assert [m.q for m in quantities.read_mentions("6 billion US dollarſ, 5 percent")] == \
         [m.q for m in quantities.read_mentions("6 billion US dollars, 5 percent")]
+    assert [m.q for m in quantities.read_mentions("10 ſhares; 5 USD/ſhare")] == \
+        [m.q for m in quantities.read_mentions("10 shares; 5 USD/share")]
+    assert keys.month_key("ſeptember 2023") == keys.month_key("September 2023") == "M9"

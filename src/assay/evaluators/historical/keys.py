@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from assay.core.text import word_key
+
 _CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6,
               "七": 7, "八": 8, "九": 9}
 _MONTH_NAMES = {"january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6,
@@ -57,7 +59,7 @@ def month_key(text: str) -> str | None:
                 return f"M{n}"
     m = _MONTH_EN.search(text)
     if m:
-        word = m.group("m").lower()
+        word = word_key(m.group("m"))
         if word == "may" and not re.fullmatch(r"\s*may\s*[:：]?\s*", text, re.IGNORECASE) \
                 and m.group("y") is None and not re.search(r"may\s*[:：|]", text, re.I):
             return None  # the verb "may"

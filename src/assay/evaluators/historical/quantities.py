@@ -426,7 +426,7 @@ def _suffix(text: str, ne: int) -> tuple[int, str, str, str | None, str, str, De
         else:
             m = _UNIT_RE.match(text, end)
             if m and _word_end_ok(text, m):
-                w = m.group("w").lower()
+                w = word_key(m.group("w"))
                 if not (w == "x" and m.group(0) != m.group("w")):  # "10x", not "10 x"
                     unit_dim, factor = _UNIT[w]
                     unit_word = m.group("w")
@@ -434,7 +434,7 @@ def _suffix(text: str, ne: int) -> tuple[int, str, str, str | None, str, str, De
     per = ""
     m = _PER_RE.match(text, end)
     if m and (currency or not (pct or unit_dim)):
-        per = m.group("w").lower()
+        per = word_key(m.group("w"))
         end = m.end()
     return end, scale_word, pct, currency, unit_dim, unit_word, factor, per
 

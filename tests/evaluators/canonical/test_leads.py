@@ -107,3 +107,35 @@ def test_text_without_an_ascii_letter_holds_no_english_month_or_number_word() ->
     for word in ("sep", "sept", "dec", "jan", "twenty", "thousand", "point", "six", "seventy"):
         odd = word.replace("s", "ſ").replace("k", "\u212a")
         assert has_ascii_letter(odd), word
+
+
+_LINE_PIECES = ["\n", "\n\n", "  ", "\t", "- ", "1. ", "AAPL", "腾讯控股", "Apple Inc", ": ", "：",
+                "$", "HK$", "412.50", "1,455.00", "元", " (+1.2%)", " ▲", " -3", "，", "Best regards",
+                "此致", "谢谢", "Disclaimer:", "**免责声明**：", "风险提示:", "x", "。", "\u2028"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_LINE_PIECES), max_size=14))
+def test_a_line_start_pattern_finds_and_replaces_what_re_does(parts: list[str]) -> None:
+    text = "".join(parts)
+    for line_starts, repl in ((quotes._QUOTE_LINE, quotes._quote),
+                              (letters._VALEDICTION, None), (letters._DISCLAIMER, None)):
+        plain = re.compile(line_starts.pattern, line_starts._pattern.flags)
+        assert [m.span() for m in line_starts.finditer(text)] == \
+            [m.span() for m in plain.finditer(text)], text
+        found = line_starts.search(text)
+        expected = plain.search(text)
+        assert (found.span() if found else None) == (expected.span() if expected else None)
+        if repl is not None:
+            assert line_starts.sub(repl, text) == plain.sub(repl, text), text
+
+
+def test_line_starts_sub_with_a_template_and_empty_matches() -> None:
+    from assay.evaluators.canonical.steps import LineStarts
+
+    for pattern in (r"^(\w)", r"^", r"^$", r"^(?=a)"):
+        p = re.compile(pattern, re.MULTILINE)
+        for text in ("", "a", "ab\ncd\n", "\n\na\n", "x\n\n"):
+            ls = LineStarts(p)
+            assert [m.span() for m in ls.finditer(text)] == [m.span() for m in p.finditer(text)]
+            assert ls.sub(r"<\g<0>>", text) == p.sub(r"<\g<0>>", text), (pattern, text)

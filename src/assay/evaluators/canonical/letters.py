@@ -14,19 +14,21 @@ import re
 
 from assay.core.lazy_pattern import lazy
 
+from .steps import LineStarts
+
 # a line that is only a valediction: what follows it is the signature
-_VALEDICTION = lazy(
+_VALEDICTION = LineStarts(lazy(
     r"^[ \t]*(?:best(?: regards| wishes)?|kind regards|warm regards|regards|many thanks|thanks|"
     r"thank you|cheers|sincerely|yours sincerely|yours truly|all the best|顺颂商祺|顺颂时祺|顺祝商祺|"
     r"此致敬礼|此致|敬礼|祝好|祝商祺|谢谢|多谢)[ \t]*[,，!！.。]?[ \t]*$",
-    re.IGNORECASE | re.MULTILINE)
+    re.IGNORECASE | re.MULTILINE))
 # what no signature holds: a postscript, a self-correction, a field word with a figure
 _STILL_ANSWER = lazy(r"p\.?\s?s\.?|附[:：言]|更正|修正|correction|actually|update|"
                            r"价|收盘|最新|price|close|revenue|营收|净利|\d[\d,]*\.\d", re.IGNORECASE)
 # a paragraph that is a disclaimer: from its label to the next blank line
-_DISCLAIMER = lazy(
+_DISCLAIMER = LineStarts(lazy(
     r"^[ \t]*(?:\*\*|_)?(?:disclaimer|important notice|risk warning|免责声明|风险提示|重要提示|"
-    r"重要声明|声明)(?:\*\*|_)?[ \t]*[:：]", re.IGNORECASE | re.MULTILINE)
+    r"重要声明|声明)(?:\*\*|_)?[ \t]*[:：]", re.IGNORECASE | re.MULTILINE))
 # a telephone number: a country code or a 0-led area code, then groups of digits
 _PHONE = lazy(r"(?=[+(0])(?<![\d.,])(?:\+\d{1,3}[ \t-]?(?:\(0\)[ \t]?)?\d{1,4}(?:[ \t-]\d{2,4}){1,3}|"
                     r"\(?0\d{1,3}\)?[ \t-]\d{3,4}[ \t-]?\d{4})(?![\d.,])")

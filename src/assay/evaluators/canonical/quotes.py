@@ -16,7 +16,7 @@ from assay.core.lazy_pattern import lazy
 from assay.core.text import word_key
 
 from .lexicon import INDEX_NUMBERS
-from .steps import Step, apply, has_ascii_letter
+from .steps import LineStarts, Step, apply, has_ascii_letter
 
 _TICKER = (r"(?:[A-Z]{6}(?![A-Za-z])|[A-Z]{1,5}(?:[.-][A-Z]{1,2})?(?![A-Za-z0-9])|"
            r"\d{4,6}\.(?:HK|SH|SZ|SS|T)|\^[A-Z]{2,5})")
@@ -24,11 +24,11 @@ _CJK_NAME = r"[\u4e00-\u9fff]{2,8}(?:[A-Z]{1,2}\b)?(?:[（(][^()（）\n]{1,12}[
 _EN_NAME = r"[A-Z][A-Za-z&.'-]+(?: [A-Z][A-Za-z&.'-]+){0,3}(?: \([A-Z.]{1,8}\))?"
 _PRICE = (r"(?:(?:[A-Z]{1,3}\$|\$|¥|€|£|RMB|USD|HKD|CNY)\s?)?\d[\d,]*(?:\.\d+)?"
           r"(?:\s?(?:元|港元|美元|USD|HKD|CNY|pts|点))?")
-_QUOTE_LINE = lazy(
+_QUOTE_LINE = LineStarts(lazy(
     rf"^(?P<lead>[ \t]*(?:[-*•>]|\d{{1,2}}[.)])?[ \t]*)(?P<name>{_TICKER}|{_CJK_NAME}|{_EN_NAME})"
     rf"(?P<sep>[ \t]*[:：]?[ \t]*)(?P<price>{_PRICE})"
     rf"(?P<after>[ \t]*(?:$|[(（|,，;；▲▼↑↓+/]|-(?![A-Za-z])|\s[+-]))",
-    re.MULTILINE)
+    re.MULTILINE))
 # a quote line states how the price moved: a percent, an arrow or a signed number after it
 _MOVE = lazy(r"[%▲▼↑↓]|(?<![\w.])[+-]\s?\d|涨|跌|/\s*\d")
 # a "name" holding any of these is a field, a qualifier or a sentence, not an instrument

@@ -56,11 +56,14 @@ def test_every_lazy_pattern_of_the_canonical_form_compiles() -> None:
     import pkgutil
 
     import assay.evaluators.canonical as package
+    from assay.evaluators.canonical.steps import LineStarts
 
     found = 0
     for info in pkgutil.iter_modules(package.__path__):
         module = importlib.import_module(f"{package.__name__}.{info.name}")
         for value in vars(module).values():
+            if isinstance(value, LineStarts):  # a lazy pattern tried at line starts only
+                value = value._pattern
             if isinstance(value, lazy_pattern._Lazy):
                 assert value.groups >= 0  # compiles it
                 found += 1

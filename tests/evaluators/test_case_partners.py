@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.core.text import word_key
+from assay.core.casing import word_key
 from assay.core.types import Answer, Item
 from assay.evaluators.finance import FinanceRubricEvaluator
 from assay.evaluators.historical import keys, periods, quantities

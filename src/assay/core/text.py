@@ -20,17 +20,6 @@ REPLACEMENT = "\ufffd"
 _UNSAFE = re.compile("[\ud800-\udfff\x00]")
 
 
-# IGNORECASE matches four non-ASCII letters as ASCII ones: İ and ı as i, K (Kelvin) as k, ſ as s
-_CASE_PARTNERS = str.maketrans({"\u0130": "i", "\u0131": "i", "\u212a": "k", "\u017f": "s"})
-
-
-def word_key(word: str) -> str:
-    """The lower-case word an IGNORECASE match stands for ("ſept" → "sept", "SEP" → "sep"): the
-    key to look a matched word up with in a table of lower-case words, where `.lower()` leaves
-    "ſ" as it is and the lookup fails."""
-    return word.translate(_CASE_PARTNERS).lower()
-
-
 def safe_text(text: str) -> tuple[str, bool]:
     """`text` with unpaired surrogates and NULs replaced by U+FFFD, and whether any was."""
     if text.isascii() and "\x00" not in text:  # the common case, in C, without a regex scan

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from assay.core.casing import has_ascii_letter, has_ascii_upper
 from assay.evaluators.canonical import (
     corrections,
     letters,
@@ -24,9 +25,7 @@ from assay.evaluators.canonical import (
     quotes,
     script,
     signs,
-    structured,
 )
-from assay.evaluators.canonical.steps import has_ascii_letter
 from assay.evaluators.rubric.words import _first
 
 LED = {
@@ -88,7 +87,7 @@ def test_a_led_pattern_finds_what_its_body_finds(parts: list[str]) -> None:
 @given(st.text(max_size=40))
 def test_the_gates_say_what_the_generators_said(text: str) -> None:
     assert has_ascii_letter(text) == any(c.isascii() and c.isalpha() for c in text)
-    assert structured._has_ascii_capital(text) == any(c.isupper() for c in text if c.isascii())
+    assert has_ascii_upper(text) == any(c.isupper() for c in text if c.isascii())
     assert signs._arrows(text) == any(c in text for c in signs._UP + signs._DOWN)
     assert (not script._TRADITIONAL.isdisjoint(text)) == any(c in script._TRADITIONAL
                                                             for c in text)

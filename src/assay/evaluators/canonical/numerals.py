@@ -17,10 +17,10 @@ import re
 import unicodedata
 from decimal import Decimal, InvalidOperation
 
+from assay.core.casing import has_ascii_letter, word_key
 from assay.core.lazy_pattern import lazy
-from assay.core.text import word_key
 
-from .steps import Step, apply, has_ascii_letter
+from .steps import Step, apply
 
 _FULL = lazy("[\uff01-\uff0b\uff0d-\uff5e\u3000]")
 _DASH_MINUS = lazy("[\u2212\u2012\u2013\u2014\u2015\ufe63\uff0d\u2796](?=\\s?\\d)")

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import re
 
+from assay.core.casing import has_ascii_letter, word_key
 from assay.core.lazy_pattern import lazy
-from assay.core.text import word_key
 
 from .lexicon import INDEX_NUMBERS
-from .steps import LineStarts, Step, apply, has_ascii_letter
+from .steps import LineStarts, Step, apply
 
 _TICKER = (r"(?:[A-Z]{6}(?![A-Za-z])|[A-Z]{1,5}(?:[.-][A-Z]{1,2})?(?![A-Za-z0-9])|"
            r"\d{4,6}\.(?:HK|SH|SZ|SS|T)|\^[A-Z]{2,5})")

@@ -76,15 +76,6 @@ class LineStarts:
         return "".join(out)
 
 
-def has_ascii_letter(text: str) -> bool:
-    """Whether `text` holds an ASCII letter, tested in C: a gate for the steps whose words are
-    English. Each such word holds a letter that only ASCII matches even under IGNORECASE (of
-    the letters, only "s", "k" and "i" have non-ASCII partners: "ſ", "K", "ı"), so text without
-    one skips them; a gate of "any letter" let every Chinese answer through."""
-    b = text.encode("ascii", "ignore")
-    return b.lower() != b.upper()
-
-
 def apply(text: str, steps: tuple[Step, ...]) -> tuple[str, list[str]]:
     done: list[str] = []
     for step in steps:

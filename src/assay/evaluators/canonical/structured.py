@@ -14,6 +14,7 @@ import re
 import warnings
 from typing import Any
 
+from assay.core.casing import has_ascii_upper
 from assay.core.lazy_pattern import lazy
 
 # Abbreviations in keys, as words the readers know.
@@ -212,14 +213,6 @@ _KEY_LINE = lazy(r"^([ \t]*(?:[-*•][ \t]*)?)([A-Za-z]+(?:_[A-Za-z]+)+|[a-z]+(?
 # where a structure can start: "{" before a quote, "[" before "{" (blanks allowed)
 _OPENER = lazy(r"\{(?=\s*[\"'}])|\[(?=\s*\{)")
 _MAX_TRIES = 64  # openers tried per answer: prose with braces costs no more than this
-
-
-def _has_ascii_capital(text: str) -> bool:
-    """Whether `text` holds an ASCII capital ([A-Z]): its ASCII characters lower-cased in C
-    differ, where a generator over every character (a Chinese answer has no capital, so it
-    went to the end) cost a step each."""
-    b = text.encode("ascii", "ignore")
-    return b.lower() != b
 
 
 def _objects(text: str) -> list[tuple[int, int, Any]]:
@@ -425,7 +418,7 @@ def unwrap(text: str) -> tuple[str, list[str]]:
         if new != text:
             text = new
             done.append("LaTeX")
-    if "_" in text or _has_ascii_capital(text[:4000]):
+    if "_" in text or has_ascii_upper(text[:4000]):
         new = _KEY_LINE.sub(lambda m: m.group(1) + key_words(m.group(2)) + m.group(3), text)
         if new != text:
             text = new

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from assay.core.text import word_key
+from assay.core.casing import word_key
 
 from .keys import cn_int
 

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
-from assay.core.text import word_key
+from assay.core.casing import word_key
 
 # Full-width digits, signs and letters to ASCII, one character for one so spans stay valid.
 # The full-width comma stays: in Chinese it separates clauses, never thousands.

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
+from assay.core.casing import word_key
 from assay.core.lazy_pattern import lazy
-from assay.core.text import word_key
 
 Day = tuple[int, int, int]  # (year or 0, month, day)
 

@@ -17,10 +17,11 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import Any, Final
 
+from assay.core.casing import has_ascii_letter, has_ascii_upper
 from assay.truth.markets import listing
 from assay.truth.vocabulary import code_core
 
-from .words import alternation, any_in, has_ascii_letter, has_ascii_upper
+from .words import alternation, any_in
 
 # Families of instruments people name in answers; each surface form → the ids it can mean.
 # A bare "纳斯达克" can mean the Composite or the Nasdaq-100, so it carries both ids.

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
+from assay.core.casing import has_ascii_upper
 from assay.core.lazy_pattern import lazy
 from assay.truth.vocabulary import code_core
 
@@ -772,7 +773,7 @@ def _unplaced(ctx: _Ctx, unit: Unit | None, lo: int, hi: int) -> str:
             found = None if ascii_only else _CJK2.search(frag)
             if found:
                 return found.group(0)
-            for cap in _CAPWORD.findall(frag) if F.has_ascii_upper(frag) else ():
+            for cap in _CAPWORD.findall(frag) if has_ascii_upper(frag) else ():
                 if cap.split()[0] not in _EN_STOP:
                     return str(cap)
             continue
@@ -781,7 +782,7 @@ def _unplaced(ctx: _Ctx, unit: Unit | None, lo: int, hi: int) -> str:
             name = found.group(1).strip(_FUNCTION_CHARS)
             if len(name) >= 2:
                 return name
-        found = _SUBJECT_EN.search(frag + "\x00") if F.has_ascii_upper(frag) else None
+        found = _SUBJECT_EN.search(frag + "\x00") if has_ascii_upper(frag) else None
         if found and found.group(1).split()[0] not in _EN_STOP and not found.group(1).isupper():
             return found.group(1)
     return ""

@@ -375,19 +375,6 @@ def lowers_plainly(text: str) -> bool:
     return text.isascii() or not any_in(_CASE_ODD, text)
 
 
-def has_ascii_letter(text: str) -> bool:
-    """`re.search("[a-z]", text)` for a lower-cased text, without a regex call: bytes.upper
-    changes exactly the ASCII lower-case letters."""
-    b = text.encode("ascii", "ignore")
-    return b.upper() != b
-
-
-def has_ascii_upper(text: str) -> bool:
-    """Whether `text` holds an ASCII capital ([A-Z]), without a regex call."""
-    b = text.encode("ascii", "ignore")
-    return b.lower() != b
-
-
 def longest_first(words: list[str]) -> str:
     """A group that matches what `(?:w1|w2|…)` does with the words sorted longest first: of two
     words that both match at a position one is a prefix of the other, and the trie tries the

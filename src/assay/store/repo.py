@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 from sqlalchemy import JSON, Connection, DateTime, Engine, Table, insert, select, update
 from sqlalchemy import exc as sqlalchemy_exc
+from sqlalchemy.types import TypeDecorator
 
 from assay.core import secrets
 from assay.core.errors import ConfigError
@@ -63,10 +64,15 @@ def save_dataset(engine: Engine, *, version: str, name: str, path: str, fmt: str
 
 def _insert_new(conn: Connection, table: Table, row: dict[str, Any]) -> bool:
     """INSERT … ON CONFLICT DO NOTHING (SQLite, PostgreSQL); whether the row was new."""
-    from sqlalchemy.dialects import postgresql, sqlite
+    # each dialect's own insert, imported where used: a SQLite process never loads PostgreSQL's
+    if conn.dialect.name == "postgresql":
+        from sqlalchemy.dialects import postgresql
 
-    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
-    stmt = dialect.insert(table).values(**row).on_conflict_do_nothing()
+        stmt: Any = postgresql.insert(table).values(**row).on_conflict_do_nothing()
+    else:
+        from sqlalchemy.dialects import sqlite
+
+        stmt = sqlite.insert(table).values(**row).on_conflict_do_nothing()
     key = next(iter(table.primary_key.columns))
     # RETURNING rather than rowcount: drivers disagree on the rowcount of a skipped insert
     return conn.execute(stmt.returning(key)).first() is not None
@@ -222,8 +228,10 @@ def _insert_plan(conn: Connection, table: Table, columns: tuple[str, ...]) -> Pl
     if plan is None:
         steps: list[tuple[int, Callable[[Any], Any] | None]] = []
         for c in columns:
-            kind = table.c[c].type
-            proc = kind.dialect_impl(dialect).bind_processor(dialect)
+            impl = table.c[c].type.dialect_impl(dialect)
+            proc = impl.bind_processor(dialect)
+            # the type a decorator (schema.Json) stands for on this dialect
+            kind = impl.impl_instance if isinstance(impl, TypeDecorator) else impl
             steps.append((_PLAIN if proc is None else _TIME if isinstance(kind, DateTime)
                           else _JSON if isinstance(kind, JSON) else _PLAIN, proc))
         sql = (f"INSERT INTO {table.name} ({', '.join(columns)}) "

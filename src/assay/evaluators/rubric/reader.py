@@ -692,11 +692,11 @@ def _first_name(names: list[Name], lo: int, hi: int, last: bool = False) -> Name
     return found
 
 
-# (this and the patterns below that find an unplaced name compile on first use, `lazy`: only
-# a value whose instrument no known name gives needs them)
+# (the patterns below that find an unplaced name compile on first use, `lazy`: only a value
+# whose instrument no known name gives needs them)
 # Fillers that are not names: what is left of a label or a clause's start once field words,
 # dates and these are taken out is a name the reader cannot place (another company?).
-_FILLER = lazy(F.trie(list((
+_FILLER = F.Blanker(list((
         "今日", "今天", "昨日", "昨天", "目前", "当前", "最新", "截至", "截止", "收盘", "盘中", "数据",
         "显示", "根据", "来源", "行情", "实时", "其中", "此外", "另外", "同时", "以及", "综上", "总结",
         "备注", "说明", "小结", "核心", "关键", "指标", "数值", "项目", "名称", "品种", "代码", "合约",
@@ -718,7 +718,7 @@ _FILLER = lazy(F.trie(list((
         # self-corrections (canonical.corrections): not names
         "更正", "修正", "纠正", "订正", "不对", "等等", "等一下", "抱歉", "实际上", "实际", "应为",
         "重新核对", "重新计算", "重新检查", "核对后", "经核实", "有误", "写错", "算错", "说错",
-    ))))
+    )))
 _CJK2 = lazy(r"[\u4e00-\u9fff]{2,}")
 _NAMEISH = lazy(r"[\u4e00-\u9fff]{2}|[A-Z]")
 _CAPWORD = lazy(r"\b[A-Z][A-Za-z&'.-]{2,}(?:\s+[A-Z][A-Za-z&'.-]+)*")
@@ -811,16 +811,12 @@ def _strip(ctx: _Ctx, a: int, b: int) -> str:
             chars[q - a] = " "
     frag = "".join(chars)
     if not frag.isascii():  # the fillers are Chinese words
-        frag = _FILLER.sub(_blank, frag)
+        frag = _FILLER.blank(frag)
     return _DAY_OR_TIME.sub(" ", frag) if F.any_in(_DAY_OR_TIME_MARKS, frag) else frag
 
 
 _DAY_OR_TIME = re.compile(r"\d+\s*[年月日号]|\d+[:：]\d+")
 _DAY_OR_TIME_MARKS = ("年", "月", "日", "号", ":", "：")  # one is in every match
-
-
-def _blank(m: re.Match[str]) -> str:
-    return " " * len(m.group(0))
 
 
 def _misfit(ctx: _Ctx, b: Bound) -> str:

@@ -398,6 +398,41 @@ def longest_first(words: list[str]) -> str:
     return "(?:" + _trie_pattern(words) + ")"
 
 
+class Blanker:
+    """Each of `words` in a text replaced by as many blanks, found left to right, the longest at
+    a place: what `re.sub(trie(words), <blanks as long as the match>, text)` gives, without a
+    pattern. For word lists a run meets rarely: the trie of the reader's ~250 Chinese fillers
+    cost 26 M instructions to compile (each node's set of three or more single characters is
+    a 65,536-entry map, built in Python) and served four values of the 99-item sample."""
+
+    __slots__ = ("_by_first",)
+
+    def __init__(self, words: list[str]) -> None:
+        by_first: dict[str, list[str]] = {}
+        for w in dict.fromkeys(words):  # each once, in order
+            if w:
+                by_first.setdefault(w[0], []).append(w)
+        self._by_first = {c: tuple(sorted(ws, key=len, reverse=True))
+                          for c, ws in by_first.items()}
+
+    def blank(self, text: str) -> str:
+        by_first = self._by_first
+        parts: list[str] = []
+        i, last, n = 0, 0, len(text)
+        while i < n:
+            for w in by_first.get(text[i], ()):
+                if text.startswith(w, i):
+                    parts += (text[last:i], " " * len(w))
+                    i = last = i + len(w)
+                    break
+            else:
+                i += 1
+        if not parts:
+            return text
+        parts.append(text[last:])
+        return "".join(parts)
+
+
 def trie(words: list[str]) -> str:
     """A guarded trie over `words` (no word boundaries), for other modules' word lists."""
     return _first_chars(words) + "(?:" + _trie_pattern(words) + ")"

@@ -568,7 +568,16 @@ class FirstChar:
                 firsts.append(None if got is None or blank else got)
             self._firsts = firsts
             self._chars = set().union(*(f for f in firsts if f is not None))
-        keys = tuple(k for k, f in enumerate(firsts) if f is None or c in f)
+        if c in _ASCII_LETTERS:
+            # one pattern for every ASCII letter: the alternatives that can start with any of
+            # them. Per letter, the subsets differed by an alternative or two and each held the
+            # month words, so a run compiled them again and again (7 and 11 patterns for the
+            # sample, 0.11 G instructions); a letter's extra alternatives fail at their first
+            # test, and a match is tried about once an item.
+            keys = tuple(k for k, f in enumerate(firsts)
+                         if f is None or not _ASCII_LETTERS.isdisjoint(f))
+        else:
+            keys = tuple(k for k, f in enumerate(firsts) if f is None or c in f)
         if keys not in self._compiled:
             self._compiled[keys] = re.compile(
                 "|".join(self._alternatives[k] for k in keys), self._flags) if keys else None
@@ -588,4 +597,5 @@ class FirstChar:
         return p is not None and p.match(text, pos) is not None
 
 
+_ASCII_LETTERS: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _UNSEEN: Any = object()  # FirstChar: a first character whose pattern is not compiled yet

@@ -95,10 +95,10 @@ def _quote(m: re.Match[str]) -> str:
 
 # "为HK$607.5": a currency mark glued to the word before it is still a currency mark. The
 # character before is tested in code: a lookbehind class of the CJK range cost ~9 M
-# instructions to compile (re loops over its 20,992 code points in Python), as much as the
-# step's work on a few hundred answers. A mark never starts inside another (each starts with a
-# letter after a letter or "$"), so the marks found one after another are all the places the
-# lookbehind found (tests/evaluators/canonical/test_currency_apart.py compares them).
+# instructions to compile (re loops over its 20,992 code points in Python). A place inside a
+# mark follows one of its letters, never a CJK character, so the marks found one after another
+# hold every place the lookbehind found (tests/evaluators/canonical/test_currency_apart.py
+# compares the two).
 _CURRENCY_MARK = lazy(r"(?:HK|US|NT|S|A|C)\$")
 
 

@@ -52,12 +52,28 @@ class Template:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
+# The last template read from each file, with the text it was read from. A registry lookup
+# reads the template folders again (a template added there is known at once) and `assay run`
+# looks up four times: each file's text is read every time, and parsed (YAML, ~4 M
+# instructions a file) only when it is not the text read before.
+_READ: dict[str, tuple[str, Template]] = {}
+
+
 def load_template(path: str | Path) -> Template:
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{p}: cannot read template: {exc.strerror}") from None
+    before = _READ.get(str(p))
+    if before is not None and before[0] == text:
+        return before[1]
+    template = _parse(p, text)
+    _READ[str(p)] = (text, template)
+    return template
+
+
+def _parse(p: Path, text: str) -> Template:
     if p.suffix.lower() in (".yaml", ".yml"):
         meta = _yaml(text, p)
         system, user = meta.pop("system", ""), meta.pop("user", "")

@@ -10,6 +10,7 @@ mistaken for a required point.
 from __future__ import annotations
 
 import re
+import string
 from typing import Any, Final
 
 from assay.truth.vocabulary import (
@@ -273,7 +274,7 @@ REQUIRED_WORDS: Final[dict[str, tuple[str, ...]]] = {
 # The characters with a meaning in a pattern outside a class (VERBOSE's blanks and "#" aside:
 # these patterns are never compiled with it). `re.escape` escapes blanks, "-", "&" and "~" too,
 # which changes nothing compiled but costs the parser (in Python) a call per escape: written
-# plainly, the lexer's vocabulary compiles a fifth faster.
+# plainly, the lexer's ASCII vocabulary takes 2 % fewer instructions to compile (117 → 115 M).
 _SPECIAL: Final = frozenset("\\.^$*+?{}[]|()")
 
 
@@ -536,10 +537,11 @@ def first_chars(pattern: re.Pattern[str]) -> frozenset[str] | None:
 
 class FirstChar:
     """`pattern.match(text, pos) is not None` for the alternation of `alternatives`, trying only
-    those that can start with the first non-blank character at `pos`: an anchored match of a
-    long alternation enters every branch (with IGNORECASE the engine cannot skip a branch at its
-    first character), a dict lookup picks the few that can match. Backreferences must be named
-    and the names unique (each alternative is compiled on its own or with a few others).
+    those that can start with the first non-blank character at `pos` (with an ASCII letter:
+    those that can start with any ASCII letter): an anchored match of a long alternation enters
+    every branch (with IGNORECASE the engine cannot skip a branch at its first character), a
+    dict lookup picks the few that can match. Backreferences must be named and the names unique
+    (each alternative is compiled on its own or with a few others).
 
     Each character's pattern is compiled the first time a match starts with that character
     (the alternatives are read for their first characters then too): a run meets a few of them,
@@ -597,5 +599,5 @@ class FirstChar:
         return p is not None and p.match(text, pos) is not None
 
 
-_ASCII_LETTERS: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_ASCII_LETTERS: Final = frozenset(string.ascii_letters)
 _UNSEEN: Any = object()  # FirstChar: a first character whose pattern is not compiled yet

@@ -56,7 +56,7 @@ def test_the_first_t2_t3_item_loads_it() -> None:
 def test_a_score_built_in_code_loads_no_yaml_and_on_sqlite_no_postgresql(tmp_path: Path) -> None:
     # YAML is read where a spec file, a judge template or a command-line option is: a run
     # whose spec is built in code (the API, the score bench) does not pay ~30 ms to load it.
-    # PostgreSQL's dialect is loaded by a PostgreSQL engine only (~0.15 G instructions).
+    # PostgreSQL's dialect is loaded by a PostgreSQL engine only (~0.13 G instructions).
     probe = f"""
 import asyncio, json, sys
 from pathlib import Path

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sqlalchemy import Column, Integer, MetaData, Table, create_engine, func, select, text
+from sqlalchemy import Column, Integer, MetaData, Table, create_engine, event, func, select, text
 from sqlalchemy.dialects import postgresql, sqlite
 
 from assay.store.schema import Json
@@ -51,3 +51,52 @@ def test_the_sqlite_insert_plan_passes_encoded_json_through(tmp_path: Path) -> N
     assert [kind for kind, _ in steps] == [repo._JSON, repo._JSON, repo._PLAIN]
     encoded = RawJSON('{"a": 1}')
     assert steps[0][1] is not None and steps[0][1](encoded) == encoded
+
+
+def test_expressions_compile_as_with_the_variant() -> None:
+    # what the columns were: queries built on them (paths, casts, comparisons with Python
+    # values, IS NULL) must compile to the same SQL with the same parameters on both dialects
+    from sqlalchemy import JSON, Text, cast, literal, null
+
+    variant = JSON().with_variant(postgresql.JSONB(), "postgresql")
+
+    def statements(kind: object) -> list[object]:
+        t = Table("t", MetaData(), Column("id", Integer, primary_key=True), Column("doc", kind))
+        d = t.c.doc
+        return [
+            select(t.c.id).where(d["k"] == "x"), select(t.c.id).where(d["n"] == 5),
+            select(t.c.id).where(d == True), select(t.c.id).where(d["k"].in_(["x", "y"])),  # noqa: E712
+            select(d["a"]["b"].as_string(), d[0].as_float(), d[("a", "b")].as_integer()),
+            select(t.c.id).where(d["ok"].as_boolean().is_(True)),
+            select(t.c.id).where(cast(d, Text).contains("x", autoescape=True)),
+            select(func.coalesce(d["reply"].as_string(), literal("-"))),
+            select(t.c.id).where(d.is_(None)), select(t.c.id).where(d == null()),
+            t.insert().values(id=1, doc=None), t.insert().values(id=2, doc={"a": [1, "x"]}),
+            t.update().values(doc={"b": True}).where(d["k"].as_string() == "x")]
+
+    for dialect in (sqlite.dialect(), postgresql.dialect()):
+        for new, old in zip(statements(Json), statements(variant), strict=True):
+            a, b = new.compile(dialect=dialect), old.compile(dialect=dialect)
+            assert str(a) == str(b)
+            assert a.construct_params() == b.construct_params()
+
+    # and on SQLite, what reaches the driver (the values after each bind's own processing:
+    # "x" compared with a path is the string x, not the JSON text "x")
+    def sent(kind: object) -> list[tuple[str, object]]:
+        engine = create_engine("sqlite://")
+        got: list[tuple[str, object]] = []
+
+        @event.listens_for(engine, "before_cursor_execute")
+        def _keep(conn, cursor, statement, parameters, context, executemany):  # type: ignore[no-untyped-def]
+            got.append((statement, parameters))
+
+        built = statements(kind)
+        table = built[0].get_final_froms()[0]  # type: ignore[attr-defined]
+        table.metadata.create_all(engine)
+        got.clear()
+        with engine.begin() as conn:
+            for statement in built:
+                conn.execute(statement)  # type: ignore[call-overload]
+        return got
+
+    assert sent(Json) == sent(variant)

@@ -38,8 +38,11 @@ def test_an_unchanged_file_is_parsed_once(tmp_path: Path,
     path = tmp_path / "my-judge.md"
     path.write_text(TEMPLATE.format(top=1), "utf-8")
     first = templates.load_template(path)
-    assert templates.load_template(path) is first and seen == ["my-judge.md"]
+    again = templates.load_template(path)
+    assert again == first and seen == ["my-judge.md"]
     assert first.schema.maximum == 1.0
+    again.meta["note"] = "mine"  # a caller's change to its template's meta stays its own
+    assert "note" not in templates.load_template(path).meta
 
 
 def test_a_changed_file_is_read_anew_even_of_the_same_size(

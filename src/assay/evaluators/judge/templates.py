@@ -22,7 +22,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +67,8 @@ def load_template(path: str | Path) -> Template:
         raise ConfigError(f"{p}: cannot read template: {exc.strerror}") from None
     before = _READ.get(str(p))
     if before is not None and before[0] == text:
-        return before[1]
+        # a meta dict of its own, as a fresh parse gives: one caller's change stays its own
+        return replace(before[1], meta=dict(before[1].meta))
     template = _parse(p, text)
     _READ[str(p)] = (text, template)
     return template

@@ -402,7 +402,7 @@ def longest_first(words: list[str]) -> str:
 class Blanker:
     """Each of `words` in a text replaced by as many blanks, found left to right, the longest at
     a place: what `re.sub(trie(words), <blanks as long as the match>, text)` gives, without a
-    pattern. For word lists a run meets rarely: the trie of the reader's ~250 Chinese fillers
+    pattern. For word lists a run meets rarely: the trie of the reader's 222 Chinese fillers
     cost 26 M instructions to compile (each node's set of three or more single characters is
     a 65,536-entry map, built in Python) and served four values of the 99-item sample."""
 
